@@ -1,0 +1,69 @@
+"""``triage diagnose``: rank the causes of an OOM and what to change (the default command)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from triage.cli.errors import EXIT_OK, InputError
+
+NAME = "diagnose"
+HELP = "rank the likely causes of an out-of-memory error and the remedies for them"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    src = parser.add_argument_group("what you have")
+    src.add_argument("--symptom", action="append", default=[], metavar="TEXT",
+                     help="what you see, in your words or pasted (repeatable)")
+    src.add_argument("--symptom-file", action="append", default=[], metavar="FILE", help="read the symptom from FILE")
+    src.add_argument("stdin", nargs="?", choices=["-"], help="read the symptom from standard input")
+    src.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
+                     help="state a fact, e.g. --fact gradient_checkpointing=false (repeatable)")
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    out.add_argument("--top", type=int, default=5, metavar="N", help="how many causes to list (default 5)")
+    out.add_argument("--lang", choices=["en", "zh"], default="en", help="output language")
+    parser.add_argument("--knowledge", type=Path, metavar="DIR", help="use this knowledge directory")
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(1_000_000)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from triage.api import build_session, run as run_diagnosis
+    from triage.facts import Source, parse_assignment
+    from triage.kb.loader import load_checked
+
+    if args.top < 1:
+        raise InputError("--top must be at least 1")
+    symptoms = list(args.symptom)
+    symptoms += [_read_text(p) for p in args.symptom_file]
+    if args.stdin == "-":
+        symptoms.append(sys.stdin.read(1_000_000))
+    if not symptoms and not args.fact:
+        raise InputError('nothing to diagnose: give --symptom TEXT, --symptom-file FILE, - or --fact NAME=VALUE')
+    kb = load_checked(args.knowledge)
+    facts = [parse_assignment(kb.facts, text, Source("cli", excerpt=text)) for text in args.fact]
+    session = build_session(kb, symptoms=symptoms, facts=facts, lang=args.lang)
+    diagnosis = run_diagnosis(kb, session)
+    from triage.render.contract import to_dict
+
+    data = to_dict(kb, diagnosis, top=args.top)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    elif args.format == "markdown":
+        from triage.render.markdown import render_markdown
+
+        sys.stdout.write(render_markdown(data))
+    else:
+        from triage.render.text import render_text
+
+        sys.stdout.write(render_text(data))
+    return EXIT_OK

@@ -1,0 +1,1 @@
+"""The diagnosis engine: pure Python over typed facts; no I/O, no Textual."""

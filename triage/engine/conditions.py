@@ -1,0 +1,109 @@
+"""Evaluate condition trees over facts in three-valued logic.
+
+``True`` and ``False`` mean what they say; ``None`` means unknown: a fact the
+condition needs is missing. ``all`` is false as soon as one member is false
+(even if others are unknown); ``any`` is true as soon as one member is true.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from triage.facts import FactSet, Value
+from triage.kb.models import AllOf, AnyOf, Condition, Leaf, NotOf
+from triage.kb.walk import leaves
+
+__all__ = ["describe", "evaluate", "leaves", "specifier", "version_in"]
+
+Tri = bool | None
+
+
+@lru_cache(maxsize=512)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+@lru_cache(maxsize=512)
+def specifier(text: str) -> SpecifierSet:
+    """A PEP 440 specifier set (cached); pre-releases count as inside the range."""
+    return SpecifierSet(text, prereleases=True)
+
+
+def version_in(version: str, spec: str) -> bool:
+    """Whether ``version`` satisfies the PEP 440 specifier ``spec``."""
+    try:
+        return specifier(spec).contains(Version(version), prereleases=True)
+    except (InvalidVersion, InvalidSpecifier):
+        return False
+
+
+def _compare(op: str, actual: Value, expected: object) -> bool:
+    if op == "eq":
+        return bool(actual == expected)
+    if op == "ne":
+        return bool(actual != expected)
+    if op == "in":
+        return actual in expected  # type: ignore[operator]
+    if op == "not_in":
+        return actual not in expected  # type: ignore[operator]
+    if op == "contains":
+        return str(expected).lower() in str(actual).lower()
+    if op == "regex":
+        return _regex(str(expected)).search(str(actual)) is not None
+    if op == "version":
+        return version_in(str(actual), str(expected))
+    number = float(actual)
+    if op == "between":
+        low, high = expected  # type: ignore[misc]
+        return float(low) <= number <= float(high)
+    target = float(expected)  # type: ignore[arg-type]
+    return {"lt": number < target, "le": number <= target, "gt": number > target, "ge": number >= target}[op]
+
+
+def evaluate(cond: Condition, facts: FactSet) -> Tri:
+    """The three-valued truth of ``cond`` given ``facts``."""
+    if isinstance(cond, Leaf):
+        actual = facts.value(cond.fact)
+        if actual is None:
+            return None
+        try:
+            return _compare(cond.op, actual, cond.value)
+        except (TypeError, ValueError):
+            return None
+    if isinstance(cond, AllOf):
+        results = [evaluate(c, facts) for c in cond.all]
+        if any(r is False for r in results):
+            return False
+        return True if all(r is True for r in results) else None
+    if isinstance(cond, AnyOf):
+        results = [evaluate(c, facts) for c in cond.any]
+        if any(r is True for r in results):
+            return True
+        return False if all(r is False for r in results) else None
+    assert isinstance(cond, NotOf)
+    inner = evaluate(cond.not_, facts)
+    return None if inner is None else not inner
+
+
+def describe(cond: Condition) -> str:
+    """A compact human form: ``gradient_checkpointing = false``."""
+    if isinstance(cond, Leaf):
+        symbol = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}.get(cond.op, cond.op)
+        value = cond.value
+        if isinstance(value, bool):
+            value = str(value).lower()
+        return f"{cond.fact} {symbol} {value}"
+    if isinstance(cond, AllOf):
+        return " and ".join(_group(c) for c in cond.all)
+    if isinstance(cond, AnyOf):
+        return " or ".join(_group(c) for c in cond.any)
+    return f"not {_group(cond.not_)}"
+
+
+def _group(cond: Condition) -> str:
+    text = describe(cond)
+    return text if isinstance(cond, Leaf) else f"({text})"

@@ -1,0 +1,155 @@
+"""A :class:`Session` of facts and text in, a :class:`Diagnosis` out.
+
+This is the one API both faces (CLI and TUI) use. It ranks every cause,
+collects the remedies of the likely ones (deduplicated, ordered by the
+probability of the causes they treat), flags community myths the user's text
+repeats, and proposes the next questions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from triage.engine.conditions import evaluate, version_in
+from triage.engine.questions import Question, QuestionPlanner, should_stop
+from triage.engine.scoring import Scored, Scorer, probabilities, version_fact
+from triage.engine.signals import Match, match_all
+from triage.facts import FactSet
+from triage.kb.loader import KnowledgeBase
+from triage.kb.models import Myth, Remedy
+
+#: Remedies are drawn from causes at least this probable (and always from the top one).
+REMEDY_FLOOR = 0.05
+#: Each later remedy in a cause's list counts this much less than the one before.
+REMEDY_DECAY = 0.8
+#: A myth is shown when its matched signals add up to at least this.
+MYTH_THRESHOLD = 1.0
+
+
+@dataclass(frozen=True)
+class Session:
+    """What the user has told us: typed facts and the free text they wrote or pasted."""
+
+    facts: FactSet = field(default_factory=FactSet)
+    text: str = ""
+    lang: str = "en"
+
+
+@dataclass(frozen=True)
+class RankedCause:
+    """A cause in the ranking."""
+
+    scored: Scored
+    probability: float
+
+    @property
+    def id(self) -> str:
+        return self.scored.cause.id
+
+
+@dataclass(frozen=True)
+class RankedRemedy:
+    """A remedy of the likely causes, with why it is suggested and whether it applies."""
+
+    remedy: Remedy
+    weight: float
+    """Sum over the causes it treats of probability x position decay."""
+    for_causes: tuple[str, ...]
+    applicable: bool | None
+    """False when a prerequisite is known to fail; None when some are unknown."""
+    blockers: tuple[str, ...]
+    """Why it may not apply: unmet prerequisites or version requirements."""
+
+
+@dataclass(frozen=True)
+class FlaggedMyth:
+    """A community myth the user's text repeats."""
+
+    myth: Myth
+    matches: tuple[Match, ...]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Everything the engine concluded for a session."""
+
+    session: Session
+    causes: tuple[RankedCause, ...]
+    """Best first; causes ruled out come last with probability 0."""
+    remedies: tuple[RankedRemedy, ...]
+    myths: tuple[FlaggedMyth, ...]
+    questions: tuple[Question, ...]
+    done: bool
+    """True when no question is worth asking any more."""
+
+
+def _remedy_status(remedy: Remedy, facts: FactSet) -> tuple[bool | None, tuple[str, ...]]:
+    blockers: list[str] = []
+    state: bool | None = True
+    for req in remedy.requires:
+        have = facts.value(version_fact(req.package))
+        if have is None:
+            state = None if state is not False else False
+            continue
+        if not version_in(str(have), req.specifier):
+            state = False
+            blockers.append(f"needs {req.package}{req.specifier} (you have {have})")
+    for pre in remedy.prerequisites:
+        truth = evaluate(pre.test, facts)
+        if truth is False:
+            state = False
+            blockers.append(pre.label.en if pre.label else "a prerequisite does not hold")
+        elif truth is None and state is True:
+            state = None
+    return state, tuple(blockers)
+
+
+def _rank_remedies(kb: KnowledgeBase, causes: list[RankedCause], facts: FactSet) -> list[RankedRemedy]:
+    weights: dict[str, float] = {}
+    owners: dict[str, list[str]] = {}
+    for i, rc in enumerate(causes):
+        if rc.scored.excluded or (i > 0 and rc.probability < REMEDY_FLOOR):
+            continue
+        for pos, rid in enumerate(rc.scored.cause.remedies):
+            if rid not in kb.remedies:
+                continue
+            weights[rid] = weights.get(rid, 0.0) + rc.probability * REMEDY_DECAY**pos
+            owners.setdefault(rid, []).append(rc.id)
+    ranked = []
+    for rid, weight in weights.items():
+        state, blockers = _remedy_status(kb.remedies[rid], facts)
+        ranked.append(RankedRemedy(kb.remedies[rid], weight, tuple(owners[rid]), state, blockers))
+    # not-applicable remedies sink below every applicable or possibly applicable one
+    ranked.sort(key=lambda r: (r.applicable is False, -r.weight, r.remedy.id))
+    return ranked
+
+
+def _flag_myths(kb: KnowledgeBase, text: str) -> list[FlaggedMyth]:
+    flagged = []
+    for myth in kb.myths.values():
+        matches = match_all(myth.signals, text)
+        if sum(m.signal.weight for m in matches) >= MYTH_THRESHOLD:
+            flagged.append(FlaggedMyth(myth, tuple(matches)))
+    flagged.sort(key=lambda f: (-sum(m.signal.weight for m in f.matches), f.myth.id))
+    return flagged
+
+
+def diagnose(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) -> Diagnosis:
+    """Rank causes, remedies, myths and questions for ``session``.
+
+    Pass a ``scorer`` built for the same text to reuse its text matches (the
+    interview does, as it re-diagnoses after every answer).
+    """
+    scorer = scorer or Scorer(kb.causes, session.text)
+    scored = scorer.score(session.facts)
+    dist = probabilities(scored)
+    causes = [RankedCause(s, dist.get(s.cause.id, 0.0)) for s in scored]
+    questions = QuestionPlanner(scorer, kb.facts).rank(session.facts, scored, dist)
+    return Diagnosis(
+        session=session,
+        causes=tuple(causes),
+        remedies=tuple(_rank_remedies(kb, causes, session.facts)),
+        myths=tuple(_flag_myths(kb, session.text)),
+        questions=tuple(questions),
+        done=should_stop(dist, questions),
+    )

@@ -1,0 +1,151 @@
+"""Score causes on a log-odds scale: prior + condition evidence + text evidence.
+
+Every contribution is a number of log-odds units (nats), so contributions add
+up, scores of different causes are comparable, and each one can be shown to
+the user as a line of evidence. A cause *fires* when its posterior odds are at
+least even (score >= 0); a false veto condition rules it out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from triage.engine.conditions import describe, evaluate, leaves, version_in
+from triage.engine.signals import match_all
+from triage.facts import FactSet
+from triage.kb.models import Affects, Cause, Evidence, Leaf
+
+#: A cause fires when its score (posterior log-odds) reaches this.
+FIRE_THRESHOLD = 0.0
+
+
+def logit(p: float) -> float:
+    """Log-odds of probability ``p``."""
+    return math.log(p / (1.0 - p))
+
+
+def version_fact(package: str) -> str:
+    """The fact that holds a package's version: ``bitsandbytes`` -> ``bitsandbytes_version``."""
+    return package.lower().replace("-", "_").replace(".", "_") + "_version"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of evidence for or against a cause."""
+
+    kind: str
+    """prior, fact, version or signal."""
+    label: str
+    """What was observed, in words."""
+    weight: float
+    """Log-odds it contributed (0 for unknown)."""
+    state: str
+    """true, false or unknown."""
+    facts: tuple[str, ...] = ()
+    """The facts involved."""
+    excerpt: str | None = None
+    """For text signals: the words that matched."""
+    veto: bool = False
+    """True when this item ruled the cause out."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A cause with its score and the evidence behind it."""
+
+    cause: Cause
+    score: float
+    items: tuple[Item, ...]
+    excluded: bool
+    unknown: frozenset[str] = field(default_factory=frozenset)
+    """Facts whose absence left some evidence unknown."""
+
+    @property
+    def fired(self) -> bool:
+        """Whether the evidence makes the cause more likely than not."""
+        return not self.excluded and self.score >= FIRE_THRESHOLD
+
+
+def _leaf_facts(ev: Evidence) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(leaf.fact for leaf in leaves(ev.test)))
+
+
+def _affects_evidence(aff: Affects) -> Evidence:
+    """A version range as ordinary evidence: in range adds weight, outside vetoes."""
+    return Evidence(
+        test=Leaf(fact=version_fact(aff.package), op="version", value=aff.specifier),
+        if_true=aff.weight,
+        veto=True,
+    )
+
+
+def evidence_of(cause: Cause) -> list[Evidence]:
+    """All condition evidence of a cause, version ranges included."""
+    return [*cause.when, *(_affects_evidence(a) for a in cause.affects)]
+
+
+def fact_items(cause: Cause, facts: FactSet) -> tuple[list[Item], bool, set[str]]:
+    """Evaluate a cause's conditions: evidence items, whether vetoed, facts left unknown."""
+    items: list[Item] = []
+    vetoed = False
+    unknown: set[str] = set()
+    for ev in evidence_of(cause):
+        truth = evaluate(ev.test, facts)
+        names = _leaf_facts(ev)
+        label = ev.label.en if ev.label else describe(ev.test)
+        if truth is None:
+            unknown.update(n for n in names if facts.value(n) is None)
+            items.append(Item("fact", label, 0.0, "unknown", names))
+        elif truth:
+            items.append(Item("fact", label, ev.if_true, "true", names))
+        else:
+            veto = ev.veto
+            vetoed = vetoed or veto
+            items.append(Item("fact", label, ev.if_false, "false", names, veto=veto))
+    return items, vetoed, unknown
+
+
+def signal_items(cause: Cause, text: str) -> list[Item]:
+    """The text signals of a cause that match ``text``."""
+    return [
+        Item("signal", m.signal.label or f"text mentions {m.excerpt!r}", m.signal.weight, "true", excerpt=m.excerpt)
+        for m in match_all(cause.signals, text)
+    ]
+
+
+class Scorer:
+    """Scores every cause of a knowledge base for one text, under varying facts.
+
+    Text evidence does not change while the interview asks about facts, so it
+    is matched once here; :meth:`score` re-evaluates only the conditions.
+    """
+
+    def __init__(self, causes: Mapping[str, Cause], text: str) -> None:
+        self.causes = dict(causes)
+        self.text_items = {cid: signal_items(c, text) for cid, c in self.causes.items()}
+
+    def score_one(self, cause: Cause, facts: FactSet) -> Scored:
+        """Score one cause."""
+        prior = Item("prior", f"base rate {cause.prior:.0%}", logit(cause.prior), "true")
+        f_items, vetoed, unknown = fact_items(cause, facts)
+        items = (prior, *f_items, *self.text_items[cause.id])
+        score = sum(i.weight for i in items)
+        return Scored(cause, score, items, vetoed, frozenset(unknown))
+
+    def score(self, facts: FactSet) -> list[Scored]:
+        """Every cause, best first (excluded causes last)."""
+        scored = [self.score_one(c, facts) for c in self.causes.values()]
+        return sorted(scored, key=lambda s: (s.excluded, -s.score, s.cause.id))
+
+
+def probabilities(scored: Iterable[Scored]) -> dict[str, float]:
+    """Normalised probabilities: a softmax of the scores of causes not ruled out."""
+    live = [s for s in scored if not s.excluded]
+    if not live:
+        return {}
+    top = max(s.score for s in live)
+    weights = {s.cause.id: math.exp(s.score - top) for s in live}
+    total = sum(weights.values())
+    return {cid: w / total for cid, w in weights.items()}

@@ -1,0 +1,66 @@
+"""Match text signals (regex, keyword, fuzzy phrase) against what the user wrote."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+from triage.kb.models import Signal
+
+#: Minimum rapidfuzz partial-ratio (0-100) for a phrase to count as present.
+PHRASE_THRESHOLD = 88.0
+#: Phrases shorter than this (in characters) must match exactly; fuzzy matching
+#: of very short strings finds them everywhere.
+MIN_FUZZY_LEN = 8
+
+
+@dataclass(frozen=True)
+class Match:
+    """A signal that matched, and the words that matched it."""
+
+    signal: Signal
+    excerpt: str
+
+
+@lru_cache(maxsize=2048)
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """A case-insensitive compiled regex (cached across calls)."""
+    return re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+
+
+def _excerpt(text: str, start: int, end: int) -> str:
+    return " ".join(text[start:end].split())[:120]
+
+
+def match_signal(signal: Signal, text: str, lowered: str) -> Match | None:
+    """The first pattern of ``signal`` found in ``text`` (``lowered`` is ``text.lower()``)."""
+    for pattern in signal.patterns:
+        if signal.type == "regex":
+            found = compile_pattern(pattern).search(text)
+            if found:
+                return Match(signal, _excerpt(text, found.start(), found.end()))
+        elif signal.type == "keyword":
+            at = lowered.find(pattern.lower())
+            if at >= 0:
+                return Match(signal, _excerpt(text, at, at + len(pattern)))
+        else:
+            needle = pattern.lower()
+            at = lowered.find(needle)
+            if at >= 0:
+                return Match(signal, _excerpt(text, at, at + len(needle)))
+            if len(needle) >= MIN_FUZZY_LEN and len(lowered) >= len(needle) // 2:
+                found_align = fuzz.partial_ratio_alignment(needle, lowered, score_cutoff=PHRASE_THRESHOLD)
+                if found_align is not None:
+                    return Match(signal, _excerpt(text, found_align.dest_start, found_align.dest_end))
+    return None
+
+
+def match_all(signals: list[Signal], text: str) -> list[Match]:
+    """Every signal of the list that matches ``text``."""
+    if not text:
+        return []
+    lowered = text.lower()
+    return [m for s in signals if (m := match_signal(s, text, lowered)) is not None]

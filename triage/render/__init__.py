@@ -1,0 +1,1 @@
+"""Renderers: a diagnosis as JSON (the contract), plain text for 80 columns, or GitHub markdown."""

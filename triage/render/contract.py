@@ -1,0 +1,117 @@
+"""The diagnosis as plain data: the JSON contract every renderer draws from.
+
+Contract (other tools rely on it; extend it, never break it)::
+
+    {"causes": [{"id", "category", "title", "score", "probability", "evidence": [...]}, ...],
+     "remedies": [{"id", "title", ...}, ...],
+     "facts": {...},
+     "questions": [...]}
+
+Causes are best first and ``category`` is one of the taxonomy labels. Text
+and markdown output are rendered from this same structure, so every format
+shows the same causes, remedies, myths and questions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from triage import __version__
+from triage.engine.diagnose import Diagnosis, RankedCause
+from triage.engine.scoring import Item
+from triage.kb.loader import KnowledgeBase
+
+
+def _evidence(item: Item) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": item.kind, "label": item.label, "weight": round(item.weight, 3), "state": item.state}
+    if item.facts:
+        out["facts"] = list(item.facts)
+    if item.excerpt:
+        out["excerpt"] = item.excerpt
+    if item.veto:
+        out["veto"] = True
+    return out
+
+
+def _cause(rc: RankedCause, lang: str) -> dict[str, Any]:
+    cause = rc.scored.cause
+    items = rc.scored.items
+    return {
+        "id": cause.id,
+        "category": cause.category.value,
+        "title": cause.title.get(lang),
+        "summary": cause.summary.get(lang),
+        "score": round(rc.scored.score, 3),
+        "probability": round(rc.probability, 4),
+        "fired": rc.scored.fired,
+        "excluded": rc.scored.excluded,
+        "evidence": [_evidence(i) for i in items if i.state != "unknown"],
+        "unknown": sorted(rc.scored.unknown),
+        "remedies": list(cause.remedies),
+    }
+
+
+def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5) -> dict[str, Any]:
+    """The JSON contract for ``diagnosis``; ``top`` limits the causes listed (ruled-out ones are never listed)."""
+    lang = diagnosis.session.lang
+    live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
+    ruled_out = [rc for rc in diagnosis.causes if rc.scored.excluded]
+    shown_ids = {rc.id for rc in live[:top]}
+    remedies = []
+    for rr in diagnosis.remedies:
+        if not set(rr.for_causes) & shown_ids:
+            continue
+        remedy = rr.remedy
+        remedies.append(
+            {
+                "id": remedy.id,
+                "title": remedy.title.get(lang),
+                "summary": remedy.summary.get(lang),
+                "for_causes": list(rr.for_causes),
+                "weight": round(rr.weight, 4),
+                "applicable": rr.applicable,
+                "blockers": list(rr.blockers),
+                "cost": {"speed": remedy.cost.speed, "quality": remedy.cost.quality},
+                "requires": [{"package": r.package, "specifier": r.specifier} for r in remedy.requires],
+                "steps": remedy.steps.model_dump(exclude_none=True),
+                "references": [r.url for r in remedy.references],
+            }
+        )
+    questions = []
+    for q in diagnosis.questions:
+        spec = kb.facts[q.fact]
+        questions.append(
+            {
+                "fact": q.fact,
+                "question": spec.question.get(lang),
+                "help": spec.help.get(lang),
+                "gain_bits": round(q.gain, 4),
+                "values": [v for v in q.values],
+            }
+        )
+    myths = [
+        {
+            "id": fm.myth.id,
+            "claim": fm.myth.claim.get(lang),
+            "verdict": fm.myth.verdict.value,
+            "correction": fm.myth.correction.get(lang),
+            "matched": [m.excerpt for m in fm.matches],
+            "references": [r.url for r in fm.myth.references],
+        }
+        for fm in diagnosis.myths
+    ]
+    return {
+        "triage_version": __version__,
+        "lang": lang,
+        "causes": [_cause(rc, lang) for rc in live[:top]],
+        "ruled_out": [
+            {"id": rc.id, "category": rc.scored.cause.category.value, "title": rc.scored.cause.title.get(lang),
+             "why_not": [i.label for i in rc.scored.items if i.veto]}
+            for rc in ruled_out
+        ],
+        "remedies": remedies,
+        "myths": myths,
+        "facts": {name: fact.to_json() for name, fact in sorted(diagnosis.session.facts.items())},
+        "questions": questions,
+        "done": diagnosis.done,
+    }
