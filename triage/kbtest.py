@@ -46,8 +46,9 @@ class CaseResult:
 
     def evidence(self) -> list[str]:
         """The evidence behind the target cause."""
-        return [f"{i.weight:+5.2f} [{i.state}] {i.label}" + (" (veto)" if i.veto else "")
-                for i in self.target.scored.items]
+        return [
+            f"{i.weight:+5.2f} [{i.state}] {i.label}" + (" (veto)" if i.veto else "") for i in self.target.scored.items
+        ]
 
 
 def run_case(kb: KnowledgeBase, cause_id: str, case: Case) -> CaseResult:

@@ -30,7 +30,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> tuple[Parser, dict[str, object]]:
-    parser = Parser(prog="triage", description="Why did my GPU run out of memory while fine-tuning, and what do I change?")
+    parser = Parser(
+        prog="triage", description="Why did my GPU run out of memory while fine-tuning, and what do I change?"
+    )
     parser.add_argument("--version", action="version", version=f"triage {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     modules: dict[str, object] = {}
@@ -52,11 +54,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args_list = ["tui"]
             else:
                 parser.print_usage(sys.stderr)
-                print("triage: give a symptom, e.g. triage --symptom \"CUDA out of memory at step 0\"", file=sys.stderr)
+                print('triage: give a symptom, e.g. triage --symptom "CUDA out of memory at step 0"', file=sys.stderr)
                 return EXIT_USAGE
-        if args_list[0] not in modules and args_list[0] not in {"-h", "--help", "--version"}:
-            if args_list[0].startswith("-"):
-                args_list.insert(0, DEFAULT)
+        first = args_list[0]
+        if first not in modules and first not in {"-h", "--help", "--version"} and first.startswith("-"):
+            args_list.insert(0, DEFAULT)
         args = parser.parse_args(args_list)
         if args.command is None:
             parser.print_usage(sys.stderr)

@@ -15,12 +15,22 @@ HELP = "rank the likely causes of an out-of-memory error and the remedies for th
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     src = parser.add_argument_group("what you have")
-    src.add_argument("--symptom", action="append", default=[], metavar="TEXT",
-                     help="what you see, in your words or pasted (repeatable)")
+    src.add_argument(
+        "--symptom",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="what you see, in your words or pasted (repeatable)",
+    )
     src.add_argument("--symptom-file", action="append", default=[], metavar="FILE", help="read the symptom from FILE")
     src.add_argument("stdin", nargs="?", choices=["-"], help="read the symptom from standard input")
-    src.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
-                     help="state a fact, e.g. --fact gradient_checkpointing=false (repeatable)")
+    src.add_argument(
+        "--fact",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="state a fact, e.g. --fact gradient_checkpointing=false (repeatable)",
+    )
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=["text", "json", "markdown"], default="text")
     out.add_argument("--top", type=int, default=5, metavar="N", help="how many causes to list (default 5)")
@@ -37,7 +47,8 @@ def _read_text(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.api import build_session, run as run_diagnosis
+    from triage.api import build_session
+    from triage.api import run as run_diagnosis
     from triage.facts import Source, parse_assignment
     from triage.kb.loader import load_checked
 
@@ -48,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.stdin == "-":
         symptoms.append(sys.stdin.read(1_000_000))
     if not symptoms and not args.fact:
-        raise InputError('nothing to diagnose: give --symptom TEXT, --symptom-file FILE, - or --fact NAME=VALUE')
+        raise InputError("nothing to diagnose: give --symptom TEXT, --symptom-file FILE, - or --fact NAME=VALUE")
     kb = load_checked(args.knowledge)
     facts = [parse_assignment(kb.facts, text, Source("cli", excerpt=text)) for text in args.fact]
     session = build_session(kb, symptoms=symptoms, facts=facts, lang=args.lang)

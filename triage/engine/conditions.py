@@ -58,8 +58,8 @@ def _compare(op: str, actual: Value, expected: object) -> bool:
         return version_in(str(actual), str(expected))
     number = float(actual)
     if op == "between":
-        low, high = expected  # type: ignore[misc]
-        return float(low) <= number <= float(high)
+        bounds = list(expected)  # type: ignore[call-overload]
+        return float(bounds[0]) <= number <= float(bounds[1])
     target = float(expected)  # type: ignore[arg-type]
     return {"lt": number < target, "le": number <= target, "gt": number > target, "ge": number >= target}[op]
 

@@ -9,6 +9,7 @@ entropy after the answer. Ties go to the question that is easier to answer.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -48,7 +49,7 @@ def _numeric_candidates(points: list[float]) -> list[float]:
     if not pts:
         return []
     out = [pts[0] - max(1.0, abs(pts[0]) * 0.5)]
-    out += [(a + b) / 2 for a, b in zip(pts, pts[1:], strict=False)]
+    out += [(a + b) / 2 for a, b in itertools.pairwise(pts)]
     out += pts
     out.append(pts[-1] + max(1.0, abs(pts[-1]) * 0.5))
     return sorted(set(out))
@@ -68,7 +69,7 @@ def candidate_values(spec: FactSpec, tests: list[Leaf]) -> list[Value]:
         nums = _numeric_candidates(points)
         if spec.type is FactType.float:
             return list(nums)
-        return [int(round(n)) for n in nums if n >= 0]
+        return [round(n) for n in nums if n >= 0]
     if spec.type is FactType.version:
         versions: set[str] = set()
         for t in tests:
@@ -95,7 +96,9 @@ class QuestionPlanner:
                     if cid not in self.users.setdefault(leaf.fact, []):
                         self.users[leaf.fact].append(cid)
 
-    def gain(self, name: str, facts: FactSet, scored: Mapping[str, Scored], dist: Mapping[str, float]) -> Question | None:
+    def gain(
+        self, name: str, facts: FactSet, scored: Mapping[str, Scored], dist: Mapping[str, float]
+    ) -> Question | None:
         """The expected gain of asking about ``name``, or None when it cannot help."""
         spec = self.specs.get(name)
         if spec is None or not spec.askable:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from triage.engine.conditions import describe, evaluate, leaves, version_in
+from triage.engine.conditions import describe, evaluate, leaves
 from triage.engine.signals import match_all
 from triage.facts import FactSet
 from triage.kb.models import Affects, Cause, Evidence, Leaf

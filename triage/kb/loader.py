@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from triage.kb.models import Cause, CasesFile, FactSpec, Myth, Remedy
+from triage.kb.models import CasesFile, Cause, FactSpec, Myth, Remedy
 from triage.kb.problems import Problem
 from triage.kb.yamlio import YamlError, line_of, load_yaml
 
@@ -131,15 +131,24 @@ def _load_cases(kb: KnowledgeBase, path: Path, problems: list[Problem]) -> None:
     stem = path.name[: -len(CASES_SUFFIX)]
     if cases.cause != stem:
         problems.append(
-            Problem(kb.rel(path), line_of(text, ("cause",)), "KB001", f"cause {cases.cause!r} is not the file stem {stem!r}",
-                    f"set `cause: {stem}` or rename the file")
+            Problem(
+                kb.rel(path),
+                line_of(text, ("cause",)),
+                "KB001",
+                f"cause {cases.cause!r} is not the file stem {stem!r}",
+                f"set `cause: {stem}` or rename the file",
+            )
         )
     if cases.cause in kb.cases:
-        problems.append(Problem(kb.rel(path), 1, "KB002", f"a second cases file for {cases.cause!r}", "merge the two files"))
+        problems.append(
+            Problem(kb.rel(path), 1, "KB002", f"a second cases file for {cases.cause!r}", "merge the two files")
+        )
         return
     names = [c.name for c in cases.cases]
     for name in {n for n in names if names.count(n) > 1}:
-        problems.append(Problem(kb.rel(path), None, "KB002", f"case name {name!r} is used twice", "give each case its own name"))
+        problems.append(
+            Problem(kb.rel(path), None, "KB002", f"case name {name!r} is used twice", "give each case its own name")
+        )
     kb.cases[cases.cause] = cases
     kb.paths[f"cases:{cases.cause}"] = path
 
@@ -152,13 +161,27 @@ def _load_entity(kb: KnowledgeBase, path: Path, problems: list[Problem]) -> None
     kind = data.get("kind")
     model = KINDS.get(kind) if isinstance(kind, str) else None
     if model is None:
-        problems.append(Problem(kb.rel(path), line_of(text, ("kind",)), "KB000", f"unknown kind {kind!r}",
-                                "set kind to one of fact, cause, remedy, myth"))
+        problems.append(
+            Problem(
+                kb.rel(path),
+                line_of(text, ("kind",)),
+                "KB000",
+                f"unknown kind {kind!r}",
+                "set kind to one of fact, cause, remedy, myth",
+            )
+        )
         return
     folder = path.relative_to(kb.root).parts[0]
     if FOLDERS[str(kind)] != folder:
-        problems.append(Problem(kb.rel(path), line_of(text, ("kind",)), "KB000",
-                                f"a {kind} in the {folder}/ folder", f"move the file to {FOLDERS[str(kind)]}/"))
+        problems.append(
+            Problem(
+                kb.rel(path),
+                line_of(text, ("kind",)),
+                "KB000",
+                f"a {kind} in the {folder}/ folder",
+                f"move the file to {FOLDERS[str(kind)]}/",
+            )
+        )
         return
     try:
         entity = model.model_validate(data)
@@ -167,15 +190,30 @@ def _load_entity(kb: KnowledgeBase, path: Path, problems: list[Problem]) -> None
         return
     entity_id: str = entity.id  # type: ignore[attr-defined]
     if entity_id != path.stem:
-        problems.append(Problem(kb.rel(path), line_of(text, ("id",)), "KB001", f"id {entity_id!r} is not the file stem {path.stem!r}",
-                                f"set `id: {path.stem}` or rename the file to {entity_id}.yaml"))
+        problems.append(
+            Problem(
+                kb.rel(path),
+                line_of(text, ("id",)),
+                "KB001",
+                f"id {entity_id!r} is not the file stem {path.stem!r}",
+                f"set `id: {path.stem}` or rename the file to {entity_id}.yaml",
+            )
+        )
     existing = kb.entity(entity_id)
     if existing is not None:
         other = next((p for key, p in kb.paths.items() if key.split(":", 1)[1] == entity_id), None)
-        problems.append(Problem(kb.rel(path), line_of(text, ("id",)), "KB002", f"duplicate id {entity_id!r}"
-                                + (f" (also {kb.rel(other)})" if other else ""), "ids are unique across all kinds; rename one"))
+        problems.append(
+            Problem(
+                kb.rel(path),
+                line_of(text, ("id",)),
+                "KB002",
+                f"duplicate id {entity_id!r}" + (f" (also {kb.rel(other)})" if other else ""),
+                "ids are unique across all kinds; rename one",
+            )
+        )
         return
-    table: dict[str, Any] = {"fact": kb.facts, "cause": kb.causes, "remedy": kb.remedies, "myth": kb.myths}[str(kind)]
+    tables: dict[str, dict[str, Any]] = {"fact": kb.facts, "cause": kb.causes, "remedy": kb.remedies, "myth": kb.myths}
+    table = tables[str(kind)]
     table[entity_id] = entity
     kb.paths[f"{kind}:{entity_id}"] = path
 
@@ -186,8 +224,15 @@ def load_knowledge(root: Path | None = None) -> tuple[KnowledgeBase, list[Proble
     kb = KnowledgeBase(root=root)
     problems: list[Problem] = []
     if not (root / "facts").is_dir():
-        problems.append(Problem(str(root), None, "KB000", "no knowledge base here (no facts/ folder)",
-                                "point TRIAGE_KNOWLEDGE or --knowledge at a knowledge/ directory"))
+        problems.append(
+            Problem(
+                str(root),
+                None,
+                "KB000",
+                "no knowledge base here (no facts/ folder)",
+                "point TRIAGE_KNOWLEDGE or --knowledge at a knowledge/ directory",
+            )
+        )
         return kb, problems
     for path in iter_files(root):
         if path.name.endswith(CASES_SUFFIX):

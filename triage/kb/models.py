@@ -9,7 +9,7 @@ these models (``triage kb schema``) and a test fails when it is stale.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -156,7 +156,7 @@ class NotOf(Strict):
     """The negated condition."""
 
 
-Condition = Union[Leaf, AllOf, AnyOf, NotOf]
+Condition = Leaf | AllOf | AnyOf | NotOf
 
 
 class Evidence(Strict):
@@ -373,7 +373,7 @@ class Myth(Strict):
     related: list[Related] = Field(default_factory=list)
 
 
-Entity = Annotated[Union[FactSpec, Cause, Remedy, Myth], Field(discriminator="kind")]
+Entity = Annotated[FactSpec | Cause | Remedy | Myth, Field(discriminator="kind")]
 
 
 # --------------------------------------------------------------------------- cases

@@ -23,7 +23,7 @@ class YamlError(ValueError):
 def load_yaml(text: str) -> Any:
     """Parse ``text`` with the safe loader, raising :class:`YamlError` with a line."""
     try:
-        return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - SafeLoader/CSafeLoader only
+        return yaml.load(text, Loader=SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

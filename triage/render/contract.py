@@ -105,8 +105,12 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5) -> dict[st
         "lang": lang,
         "causes": [_cause(rc, lang) for rc in live[:top]],
         "ruled_out": [
-            {"id": rc.id, "category": rc.scored.cause.category.value, "title": rc.scored.cause.title.get(lang),
-             "why_not": [i.label for i in rc.scored.items if i.veto]}
+            {
+                "id": rc.id,
+                "category": rc.scored.cause.category.value,
+                "title": rc.scored.cause.title.get(lang),
+                "why_not": [i.label for i in rc.scored.items if i.veto],
+            }
             for rc in ruled_out
         ],
         "remedies": remedies,

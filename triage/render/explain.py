@@ -31,8 +31,14 @@ def _refs(refs: list[Reference], lang: str) -> list[str]:
 
 
 def _cause(kb: KnowledgeBase, c: Cause, lang: str) -> list[str]:
-    out = [f"# {c.title.get(lang)}", "", f"`{c.id}` · {c.category.value} · {c.status.value} · prior {c.prior:.0%}", "",
-           c.summary.get(lang), ""]
+    out = [
+        f"# {c.title.get(lang)}",
+        "",
+        f"`{c.id}` · {c.category.value} · {c.status.value} · prior {c.prior:.0%}",
+        "",
+        c.summary.get(lang),
+        "",
+    ]
     for key, names in SECTION_NAMES.items():
         text = getattr(c.explanation, key)
         if text is not None:
@@ -56,17 +62,33 @@ def _cause(kb: KnowledgeBase, c: Cause, lang: str) -> list[str]:
 
 
 def _remedy(r: Remedy, lang: str) -> list[str]:
-    out = [f"# {r.title.get(lang)}", "", f"`{r.id}` · {r.status.value}", "", r.summary.get(lang), "",
-           f"## {t('steps', lang)}", ""]
+    out = [
+        f"# {r.title.get(lang)}",
+        "",
+        f"`{r.id}` · {r.status.value}",
+        "",
+        r.summary.get(lang),
+        "",
+        f"## {t('steps', lang)}",
+        "",
+    ]
     for key, text in r.steps.model_dump(exclude_none=True).items():
         out += [f"### {STEP_NAMES.get(key, key)}", "", "```", str(text).rstrip(), "```", ""]
-    out += [f"## {t('cost', lang)}", "", f"- {t('speed', lang)}: {t(r.cost.speed, lang)}",
-            f"- {t('quality', lang)}: {t(r.cost.quality, lang)}"]
+    out += [
+        f"## {t('cost', lang)}",
+        "",
+        f"- {t('speed', lang)}: {t(r.cost.speed, lang)}",
+        f"- {t('quality', lang)}: {t(r.cost.quality, lang)}",
+    ]
     if r.cost.note:
         out.append(f"- {r.cost.note.get(lang)}")
     out.append("")
     if r.requires:
-        out += ["## Requires", ""] + [f"- {q.package}{q.specifier}" + (f": {q.reason}" if q.reason else "") for q in r.requires] + [""]
+        out += (
+            ["## Requires", ""]
+            + [f"- {q.package}{q.specifier}" + (f": {q.reason}" if q.reason else "") for q in r.requires]
+            + [""]
+        )
     if r.prerequisites:
         out += ["## Prerequisites", ""]
         out += [f"- {p.label.get(lang) if p.label else describe(p.test)}" for p in r.prerequisites] + [""]
@@ -78,8 +100,14 @@ def _remedy(r: Remedy, lang: str) -> list[str]:
 
 
 def _myth(m: Myth, lang: str) -> list[str]:
-    out = [f"# {t('claim', lang)}: {m.claim.get(lang)}", "", f"`{m.id}` · {t('verdict', lang)}: {t(m.verdict.value, lang)}", "",
-           m.correction.get(lang), ""]
+    out = [
+        f"# {t('claim', lang)}: {m.claim.get(lang)}",
+        "",
+        f"`{m.id}` · {t('verdict', lang)}: {t(m.verdict.value, lang)}",
+        "",
+        m.correction.get(lang),
+        "",
+    ]
     if m.seed_claims:
         out += [f"Seed claims: {', '.join(m.seed_claims)}", ""]
     return out + _refs(m.references, lang)
@@ -89,7 +117,7 @@ def _fact(f: FactSpec, lang: str) -> list[str]:
     out = [f"# {f.id}", "", f"type {f.type.value}" + (f", unit {f.unit}" if f.unit else ""), ""]
     if f.values:
         out += [f"values: {', '.join(f.values)}", ""]
-    return out + [f.question.get(lang), "", f.help.get(lang)]
+    return [*out, f.question.get(lang), "", f.help.get(lang)]
 
 
 def explain(kb: KnowledgeBase, entity: Cause | Remedy | Myth | FactSpec, lang: str = "en") -> str:
@@ -107,4 +135,6 @@ def explain(kb: KnowledgeBase, entity: Cause | Remedy | Myth | FactSpec, lang: s
 
 def list_facts(kb: KnowledgeBase, lang: str = "en") -> str:
     """One line per fact: name, type and question."""
-    return "".join(f"{f.id:<34} {f.type.value:<8} {f.question.get(lang)}\n" for f in sorted(kb.facts.values(), key=lambda f: f.id))
+    return "".join(
+        f"{f.id:<34} {f.type.value:<8} {f.question.get(lang)}\n" for f in sorted(kb.facts.values(), key=lambda f: f.id)
+    )

@@ -11,8 +11,14 @@ WIDTH = 80
 
 
 def _wrap(text: str, indent: str, rest: str | None = None) -> list[str]:
-    lines = textwrap.wrap(text, width=WIDTH, initial_indent=indent, subsequent_indent=indent if rest is None else rest,
-                          break_long_words=True, break_on_hyphens=False)
+    lines = textwrap.wrap(
+        text,
+        width=WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent if rest is None else rest,
+        break_long_words=True,
+        break_on_hyphens=False,
+    )
     return lines or [indent.rstrip()]
 
 
@@ -52,7 +58,8 @@ def render_text(data: dict[str, Any]) -> str:
             mark = ""
             if rem["applicable"] is False:
                 mark = f" ({t('blocked', lang)}: {'; '.join(rem['blockers'])})"
-            cost = f"{t('speed', lang)} {t(rem['cost']['speed'], lang)}, {t('quality', lang)} {t(rem['cost']['quality'], lang)}"
+            speed, quality = t(rem["cost"]["speed"], lang), t(rem["cost"]["quality"], lang)
+            cost = f"{t('speed', lang)} {speed}, {t('quality', lang)} {quality}"
             out += _wrap(f"{n}. {rem['title']}{mark}", "")
             out += _wrap(rem["summary"], "   ")
             out += _wrap(f"{t('cost', lang)}: {cost}; {t('for', lang)} {', '.join(rem['for_causes'])}", "   ")

@@ -1,0 +1,144 @@
+"""The CLI: the JSON contract, the three formats and the exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from triage.cli import main
+from triage.kb.models import Category
+
+OOM = "CUDA out of memory. Tried to allocate 2.00 GiB"
+
+
+def run_json(capsys, *args):
+    assert main([*args, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_bare_symptom_prints_the_contract(capsys):
+    data = run_json(capsys, "--symptom", OOM)
+    assert {"causes", "remedies", "facts", "questions"} <= set(data)
+    assert data["causes"], "a bare OOM still gets a ranking"
+    labels = {c.value for c in Category}
+    for c in data["causes"]:
+        assert {"id", "category", "title", "score", "probability", "evidence"} <= set(c)
+        assert c["category"] in labels
+    probs = [c["probability"] for c in data["causes"]]
+    assert probs == sorted(probs, reverse=True)
+    scores = [c["score"] for c in data["causes"]]
+    assert scores == sorted(scores, reverse=True)
+    for r in data["remedies"]:
+        assert {"id", "title"} <= set(r)
+    for q in data["questions"]:
+        assert {"fact", "question", "gain_bits"} <= set(q)
+
+
+def test_facts_carry_their_source(capsys):
+    data = run_json(
+        capsys, "diagnose", "--symptom", OOM, "--fact", "gradient_checkpointing=false", "--fact", "max_length=2048"
+    )
+    assert data["facts"]["gradient_checkpointing"] == {
+        "value": False,
+        "source": "cli",
+        "excerpt": "gradient_checkpointing=false",
+    }
+    assert data["facts"]["max_length"]["value"] == 2048
+    top = data["causes"][0]
+    assert top["id"] == "gradient-checkpointing-off"
+    assert any(e["kind"] == "fact" and "gradient_checkpointing" in e.get("facts", []) for e in top["evidence"])
+    asked = {q["fact"] for q in data["questions"]}
+    assert "gradient_checkpointing" not in asked and "max_length" not in asked
+
+
+def test_known_fact_rules_a_cause_out(capsys):
+    data = run_json(capsys, "--symptom", OOM, "--fact", "gradient_checkpointing=true")
+    assert "gradient-checkpointing-off" not in [c["id"] for c in data["causes"]]
+    assert "gradient-checkpointing-off" in [c["id"] for c in data["ruled_out"]]
+
+
+def test_top_limits_the_ranking(capsys):
+    assert len(run_json(capsys, "--symptom", OOM, "--top", "1")["causes"]) == 1
+
+
+def test_stdin_dash(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("no gradient checkpointing, OOM at step 0"))
+    data = run_json(capsys, "diagnose", "-")
+    assert data["causes"][0]["id"] == "gradient-checkpointing-off"
+
+
+def test_symptom_file(tmp_path, capsys):
+    f = tmp_path / "s.txt"
+    f.write_text("没开梯度检查点，第一步就爆显存", encoding="utf-8")
+    data = run_json(capsys, "diagnose", "--symptom-file", str(f), "--lang", "zh")
+    assert data["lang"] == "zh"
+    assert data["causes"][0]["title"] == "未开启梯度检查点"
+
+
+def test_text_fits_80_columns(capsys):
+    assert main(["--symptom", OOM + " no gradient checkpointing at step 0, max_length 2048"]) == 0
+    out = capsys.readouterr().out
+    assert "Likely causes" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_markdown(capsys):
+    assert main(["--symptom", OOM, "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## triage") and "| # | cause |" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "needle"),
+    [
+        (["diagnose"], 3, "nothing to diagnose"),
+        (["--symptom", "x", "--fact", "nonsense=1"], 3, "unknown fact 'nonsense'"),
+        (["--symptom", "x", "--fact", "max_length=long"], 3, "max_length"),
+        (["--symptom", "x", "--fact", "noequals"], 3, "NAME=VALUE"),
+        (["--symptom-file", "/nonexistent/file.txt"], 3, "cannot read /nonexistent/file.txt"),
+        (["--symptom", "x", "--format", "yaml"], 2, "invalid choice"),
+        (["--symptom", "x", "--top", "0"], 3, "--top"),
+        (["--bogus"], 2, "unrecognized arguments"),
+        (["explain", "no-such-thing"], 3, "no entity 'no-such-thing'"),
+        (["kb", "test", "no-such-cause"], 3, "no cause"),
+    ],
+)
+def test_errors_are_one_line_with_exit_code(capsys, argv, code, needle):
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert needle in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_explain(capsys):
+    assert main(["explain", "gradient-checkpointing-off"]) == 0
+    out = capsys.readouterr().out
+    assert "Why it happens" in out and "https://" in out
+    assert main(["explain", "gradient-checkpointing-off", "--lang", "zh"]) == 0
+    assert "为什么会发生" in capsys.readouterr().out
+
+
+def test_python_dash_m_and_no_textual_on_cli_path():
+    code = (
+        "import sys; sys.argv=['triage','--symptom','CUDA out of memory','--format','json'];"
+        "from triage.cli import main; rc = main();"
+        "assert 'textual' not in sys.modules, 'textual imported'; sys.exit(rc)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["causes"]
+    proc = subprocess.run([sys.executable, "-m", "triage", "--version"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("triage ")
+
+
+def test_no_arguments_without_a_terminal_prints_usage():
+    proc = subprocess.run(
+        [sys.executable, "-m", "triage"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
+    )
+    assert proc.returncode == 2 and "usage:" in proc.stderr

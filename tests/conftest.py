@@ -1,0 +1,31 @@
+"""Shared fixtures: the shipped knowledge base, loaded once per test session."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from triage.kb.loader import KnowledgeBase, load_checked
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def kb() -> KnowledgeBase:
+    return load_checked()
+
+
+@pytest.fixture
+def lint_kb(tmp_path: Path):
+    """Build a small knowledge dir: the valid base fixture with one code's overlay on top."""
+
+    def build(code: str | None = None) -> Path:
+        root = tmp_path / f"knowledge-{code or 'base'}"
+        shutil.copytree(FIXTURES / "lint" / "base", root)
+        if code is not None:
+            shutil.copytree(FIXTURES / "lint" / code, root, dirs_exist_ok=True)
+        return root
+
+    return build

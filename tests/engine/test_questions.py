@@ -1,0 +1,110 @@
+"""The next question is the unknown fact with the highest expected information gain."""
+
+from __future__ import annotations
+
+from triage.engine.questions import QuestionPlanner, candidate_values, entropy, should_stop
+from triage.engine.scoring import Scorer, probabilities
+from triage.facts import FactSet
+from triage.kb.models import Cause, FactSpec, Leaf
+
+
+def spec(id_, type_, values=None, ease=1.0, askable=True):
+    return FactSpec.model_validate(
+        {
+            "kind": "fact",
+            "id": id_,
+            "type": type_,
+            "values": values,
+            "ease": ease,
+            "askable": askable,
+            "question": {"en": "?", "zh": "？"},
+            "help": {"en": "h", "zh": "帮助"},
+        }
+    )
+
+
+def cause(id_, when, prior=0.1):
+    return Cause.model_validate(
+        {
+            "kind": "cause",
+            "id": id_,
+            "category": "other",
+            "prior": prior,
+            "title": {"en": id_, "zh": id_},
+            "summary": {"en": "s", "zh": "摘要"},
+            "explanation": {k: {"en": k, "zh": k} for k in ("what", "why", "confirm")},
+            "when": when,
+        }
+    )
+
+
+SPECS = {
+    "gc": spec("gc", "bool"),
+    "phase": spec("phase", "enum", ["train", "eval"], ease=0.5),
+    "noise": spec("noise", "bool"),
+    "derived": spec("derived", "bool", askable=False),
+}
+# gc separates a from b strongly; noise barely matters; derived can't be asked
+CAUSES = {
+    "a": cause(
+        "a",
+        [
+            {"test": {"fact": "gc", "op": "eq", "value": False}, "if_true": 3, "if_false": -3},
+            {"test": {"fact": "noise", "op": "eq", "value": True}, "if_true": 0.1},
+            {"test": {"fact": "derived", "op": "eq", "value": True}, "if_true": 3},
+        ],
+    ),
+    "b": cause(
+        "b",
+        [
+            {"test": {"fact": "gc", "op": "eq", "value": True}, "if_true": 3, "if_false": -3},
+            {"test": {"fact": "phase", "op": "eq", "value": "eval"}, "if_true": 1, "if_false": -1},
+        ],
+    ),
+}
+
+
+def plan(facts=None):
+    facts = facts or FactSet()
+    scorer = Scorer(CAUSES, "")
+    scored = scorer.score(facts)
+    dist = probabilities(scored)
+    return QuestionPlanner(scorer, SPECS).rank(facts, scored, dist), dist
+
+
+def test_most_informative_first_and_derived_never_asked():
+    questions, _ = plan()
+    names = [q.fact for q in questions]
+    assert names[0] == "gc"
+    assert "derived" not in names
+    assert questions[0].gain > questions[-1].gain >= 0
+
+
+def test_gain_bounded_by_entropy():
+    questions, dist = plan()
+    assert all(q.gain <= entropy(dist) + 1e-9 for q in questions)
+
+
+def test_ties_go_to_the_easier_question():
+    causes = {
+        "a": cause("a", [{"test": {"fact": "x", "op": "eq", "value": True}, "if_true": 2, "if_false": -2}]),
+        "b": cause("b", [{"test": {"fact": "y", "op": "eq", "value": True}, "if_true": 2, "if_false": -2}]),
+    }
+    specs = {"x": spec("x", "bool", ease=0.3), "y": spec("y", "bool", ease=0.9)}
+    scorer = Scorer(causes, "")
+    scored = scorer.score(FactSet())
+    questions = QuestionPlanner(scorer, specs).rank(FactSet(), scored, probabilities(scored))
+    assert [q.fact for q in questions] == ["y", "x"]
+    assert abs(questions[0].gain - questions[1].gain) < 1e-3
+
+
+def test_candidate_values_from_thresholds():
+    tests = [Leaf(fact="n", op="ge", value=1024), Leaf(fact="n", op="lt", value=4096)]
+    values = candidate_values(spec("n", "int"), tests)
+    assert min(values) < 1024 and max(values) >= 4096 and any(1024 <= v < 4096 for v in values)
+
+
+def test_stop_when_confident_or_nothing_to_gain():
+    assert should_stop({"a": 0.9, "b": 0.1}, plan()[0])
+    assert should_stop({"a": 0.5, "b": 0.5}, [])
+    assert not should_stop({"a": 0.5, "b": 0.5}, plan()[0])

@@ -1,0 +1,94 @@
+"""Log-odds scoring: prior + conditions + text signals, comparable and explainable."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from triage.engine.scoring import Scorer, logit, probabilities
+from triage.facts import Fact, FactSet, Source
+from triage.kb.models import Cause
+
+SRC = Source("cli")
+
+
+def cause(**over) -> Cause:
+    data = {
+        "kind": "cause",
+        "id": "c",
+        "category": "batch_size",
+        "title": {"en": "T", "zh": "标题"},
+        "summary": {"en": "S", "zh": "摘要"},
+        "explanation": {k: {"en": k, "zh": k} for k in ("what", "why", "confirm")},
+        "prior": 0.1,
+        "when": [
+            {"test": {"fact": "batch_size", "op": "gt", "value": 1}, "if_true": 2.0, "if_false": -1.5},
+            {"test": {"fact": "phase", "op": "in", "value": ["forward", "backward"]}, "if_true": 0.5, "veto": True},
+        ],
+        "signals": [{"type": "regex", "patterns": [r"batch[_ ]size\s*=?\s*\d+"], "weight": 1.2, "label": "batch size"}],
+        "affects": [],
+    }
+    data.update(over)
+    return Cause.model_validate(data)
+
+
+def facts(**values):
+    return FactSet().with_facts(Fact(k, v, SRC) for k, v in values.items())
+
+
+def test_score_is_sum_of_evidence():
+    c = cause()
+    s = Scorer({"c": c}, "per_device batch_size=8").score_one(c, facts(batch_size=8, phase="backward"))
+    assert s.score == pytest.approx(logit(0.1) + 2.0 + 0.5 + 1.2)
+    assert s.score == pytest.approx(sum(i.weight for i in s.items))
+    assert [i.kind for i in s.items] == ["prior", "fact", "fact", "signal"]
+    assert s.fired and not s.excluded
+
+
+def test_unknown_adds_nothing_and_is_reported():
+    c = cause()
+    s = Scorer({"c": c}, "").score_one(c, facts())
+    assert s.score == pytest.approx(logit(0.1))
+    assert s.unknown == {"batch_size", "phase"}
+    assert not s.fired
+
+
+def test_false_condition_counts_against():
+    c = cause()
+    s = Scorer({"c": c}, "").score_one(c, facts(batch_size=1, phase="forward"))
+    assert s.score == pytest.approx(logit(0.1) - 1.5 + 0.5)
+
+
+def test_veto_excludes():
+    c = cause()
+    s = Scorer({"c": c}, "batch_size=8").score_one(c, facts(batch_size=8, phase="generation"))
+    assert s.excluded and not s.fired
+    assert any(i.veto for i in s.items)
+
+
+def test_version_range_matches_and_vetoes():
+    c = cause(
+        when=[],
+        affects=[{"package": "transformers", "specifier": ">=4.38.0,<4.39.0", "fixed_in": "4.39.0", "weight": 3.0}],
+    )
+    scorer = Scorer({"c": c}, "")
+    inside = scorer.score_one(c, facts(transformers_version="4.38.2"))
+    outside = scorer.score_one(c, facts(transformers_version="4.31.0"))
+    unknown = scorer.score_one(c, facts())
+    assert inside.score == pytest.approx(logit(0.1) + 3.0)
+    assert outside.excluded
+    assert unknown.unknown == {"transformers_version"}
+
+
+def test_probabilities_are_a_softmax_of_live_scores():
+    a, b, v = cause(id="a"), cause(id="b", prior=0.3), cause(id="v")
+    scorer = Scorer({"a": a, "b": b, "v": v}, "")
+    scored = scorer.score(facts(phase="backward"))
+    scored = [s for s in scored]
+    excluded = scorer.score_one(v, facts(phase="generation"))
+    dist = probabilities([*[s for s in scored if s.cause.id != "v"], excluded])
+    assert set(dist) == {"a", "b"}
+    assert sum(dist.values()) == pytest.approx(1.0)
+    odds = math.exp(logit(0.3) - logit(0.1))
+    assert dist["b"] / dist["a"] == pytest.approx(odds)

@@ -1,0 +1,69 @@
+"""Each lint code has a broken fixture (tests/fixtures/lint/<code>/) that raises exactly that code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from triage.cli import main
+from triage.kb.lint import CODES, lint_dir
+
+FIXTURE_CODES = sorted(
+    p.name for p in (Path(__file__).parent / "fixtures" / "lint").iterdir() if p.name.startswith("KB")
+)
+
+
+def test_base_fixture_is_clean(lint_kb):
+    _, problems = lint_dir(lint_kb())
+    assert problems == []
+
+
+def test_every_code_has_a_fixture():
+    assert set(CODES) <= set(FIXTURE_CODES)
+
+
+@pytest.mark.parametrize("code", FIXTURE_CODES)
+def test_fixture_raises_its_code(lint_kb, code):
+    _, problems = lint_dir(lint_kb(code))
+    assert code in {p.code for p in problems}, [p.render() for p in problems]
+    for p in problems:
+        assert p.path and p.hint, p
+        assert "fix:" in p.render()
+
+
+@pytest.mark.parametrize(
+    ("code", "path", "line"),
+    [
+        ("KB000", "causes/batch_size/big-batch.yaml", 5),
+        ("KB003", "causes/batch_size/big-batch.yaml", 12),
+        ("KB006", "causes/batch_size/big-batch.yaml", 3),
+        ("KB007", "causes/batch_size/big-batch.yaml", 19),
+    ],
+)
+def test_problem_points_at_file_and_line(lint_kb, code, path, line):
+    _, problems = lint_dir(lint_kb(code))
+    found = [p for p in problems if p.code == code]
+    assert found and found[0].path == path and found[0].line == line, [p.render() for p in problems]
+
+
+def test_all_problems_reported_in_one_run(lint_kb, tmp_path):
+    root = lint_kb("KB003")
+    # break a second, unrelated file as well: both must be reported
+    (root / "remedies" / "smaller-batch.yaml").write_text("kind: remedy\nid: smaller-batch\n", encoding="utf-8")
+    _, problems = lint_dir(root)
+    assert {"KB003", "KB000"} <= {p.code for p in problems}
+    assert any(p.path == "remedies/smaller-batch.yaml" for p in problems)
+
+
+def test_cli_lint_exit_codes(lint_kb, capsys):
+    assert main(["kb", "--knowledge", str(lint_kb()), "lint"]) == 0
+    assert "ok:" in capsys.readouterr().out
+    assert main(["kb", "--knowledge", str(lint_kb("KB005")), "lint"]) == 1
+    out = capsys.readouterr().out
+    assert "KB005" in out and "big-batch.yaml:" in out
+
+
+def test_shipped_knowledge_base_lints_clean():
+    _, problems = lint_dir()
+    assert problems == [], "\n".join(p.render() for p in problems)
