@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         from triage.render.markdown import render_markdown
 
-        sys.stdout.write(render_markdown(data))
+        sys.stdout.write(render_markdown(data, symptom="\n".join(s for s in symptoms if s)))
     else:
         from triage.render.text import render_text
 

@@ -3,24 +3,51 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from triage.cli.errors import EXIT_FAILED, EXIT_OK, InputError
+from triage.cli.errors import EXIT_FAILED, EXIT_OK, InputError, UsageError
 
 NAME = "kb"
 HELP = "lint, test and maintain the knowledge base"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--knowledge", type=Path, metavar="DIR", help="the knowledge directory (default: the bundled one)")
+    parser.add_argument(
+        "--knowledge", type=Path, metavar="DIR", help="the knowledge directory (default: the bundled one)"
+    )
     sub = parser.add_subparsers(dest="kb_command", metavar="ACTION", required=True, parser_class=type(parser))
     lint = sub.add_parser("lint", help="run every coded check; exit 1 on problems")
     lint.add_argument("--codes", action="store_true", help="list the lint codes and exit")
+    lint.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="report only problems in these files (the whole knowledge base is still checked; for pre-commit)",
+    )
     test = sub.add_parser("test", help="run the behaviour cases (all, or one cause's)")
     test.add_argument("id", nargs="?", help="a cause id")
-    test.add_argument("-v", "--verbose", action="store_true", help="show the ranking and evidence for passing cases too")
+    test.add_argument(
+        "-v", "--verbose", action="store_true", help="show the ranking and evidence for passing cases too"
+    )
     schema = sub.add_parser("schema", help="write knowledge/schema/*.json from the models")
     schema.add_argument("--check", action="store_true", help="only check; exit 1 when stale")
+    new = sub.add_parser("new", help="write a template for a new cause, remedy or myth (and a cause's cases file)")
+    new.add_argument("kind", choices=["cause", "remedy", "myth"])
+    new.add_argument("id", help="the new id, kebab-case (it is the file name)")
+    new.add_argument("--category", help="a cause's category (triage explain --categories lists them)")
+    docs = sub.add_parser("docs", help="write docs/knowledge/ (English and Chinese) from the knowledge base")
+    docs.add_argument("--check", action="store_true", help="only check; exit 1 when the docs are stale")
+    docs.add_argument(
+        "--out", type=Path, metavar="DIR", help="the docs directory (default: docs/knowledge beside knowledge/)"
+    )
+    case = sub.add_parser("case-from-report", help="turn an exported markdown report into a case that must fire")
+    case.add_argument(
+        "report", type=Path, metavar="REPORT.md", help="a report from `triage --format markdown` or the TUI"
+    )
+    case.add_argument("--cause", required=True, metavar="ID", help="the true cause")
+    case.add_argument("--name", metavar="NAME", help="the case name (default: report-<file stem>)")
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -31,6 +58,10 @@ def _lint(args: argparse.Namespace) -> int:
             print(f"{code}  {text}")
         return EXIT_OK
     kb, problems = lint_dir(args.knowledge)
+    if args.files:
+        from triage.kb.lint import only_files
+
+        problems = only_files(kb, problems, args.files)
     for problem in problems:
         print(problem.render())
     counts = f"{len(kb.causes)} causes, {len(kb.remedies)} remedies, {len(kb.myths)} myths, {len(kb.facts)} facts"
@@ -87,5 +118,98 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _new(args: argparse.Namespace) -> int:
+    from triage.kb.loader import default_knowledge_dir
+    from triage.kb.scaffold import ScaffoldError, check_request, scaffold
+
+    try:
+        check_request(args.kind, args.id, args.category)
+    except ScaffoldError as exc:
+        raise UsageError(str(exc)) from None
+    root = args.knowledge or default_knowledge_dir()
+    try:
+        written = scaffold(root, args.kind, args.id, args.category)
+    except ScaffoldError as exc:
+        raise InputError(str(exc)) from None
+    for path in written:
+        print(f"wrote {path}")
+    print(
+        "fill in every TODO, then run `triage kb lint` and `triage kb test"
+        + (f" {args.id}`" if args.kind == "cause" else "`")
+    )
+    return EXIT_OK
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from triage.kb.docs import default_docs_dir, stale_docs, write_docs
+    from triage.kb.loader import default_knowledge_dir, load_checked
+
+    root = args.knowledge or default_knowledge_dir()
+    kb = load_checked(root)
+    out = args.out or default_docs_dir(root)
+    if args.check:
+        stale = stale_docs(kb, out)
+        for rel in stale:
+            print(f"stale: {out / rel}")
+        if stale:
+            print("run `triage kb docs` and commit the result")
+            return EXIT_FAILED
+        print("ok: docs are current")
+        return EXIT_OK
+    written, removed = write_docs(kb, out)
+    for rel in written:
+        print(f"wrote {out / rel}")
+    for rel in removed:
+        print(f"removed {out / rel}")
+    print(f"ok: {out} is current ({len(written)} written, {len(removed)} removed)")
+    return EXIT_OK
+
+
+def _case_from_report(args: argparse.Namespace) -> int:
+    from triage.kb.casegen import (
+        ReportError,
+        append_case,
+        build_case,
+        case_names,
+        cases_path,
+        default_name,
+        parse_report,
+    )
+    from triage.kb.loader import load_checked
+
+    kb = load_checked(args.knowledge)
+    if args.cause not in kb.causes:
+        raise InputError(f"no cause {args.cause!r}; `triage kb lint` lists the knowledge base")
+    try:
+        with args.report.open(encoding="utf-8", errors="replace") as fh:
+            report = parse_report(fh)
+    except OSError as exc:
+        raise InputError(f"cannot read {args.report}: {exc.strerror or exc}") from None
+    try:
+        taken = case_names(cases_path(kb, args.cause))
+        if args.name is not None and args.name in taken:
+            raise ReportError(f"case {args.name!r} exists already in {args.cause}.cases.yaml; pick another --name")
+        name = args.name or default_name(args.report, taken)
+        new = build_case(kb, report, args.cause, name, args.report.name)
+        path = append_case(kb, args.cause, new.case)
+    except ReportError as exc:
+        raise InputError(str(exc)) from None
+    for line in new.skipped:
+        print(f"skipped fact {line}", file=sys.stderr)
+    if report.truncated:
+        print("the symptom was long: kept its last part; trim it to what matters", file=sys.stderr)
+    print(f"appended case {name!r} (expect: fire) to {path}")
+    print(f"run `triage kb test {args.cause}`: it fails until the cause recognises this report")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
-    return {"lint": _lint, "test": _test, "schema": _schema}[args.kb_command](args)
+    commands = {
+        "lint": _lint,
+        "test": _test,
+        "schema": _schema,
+        "new": _new,
+        "docs": _docs,
+        "case-from-report": _case_from_report,
+    }
+    return commands[args.kb_command](args)

@@ -16,13 +16,25 @@ KB009     cause without a cases file
 KB010     cases file without a case that must fire
 KB011     cases file without a case that must stay silent
 KB012     invalid PEP 440 version or specifier
+KB013     title too long (> 60 characters) or not in house style
+KB014     Chinese title or summary missing (equal to the English, or no Chinese in it)
+KB015     remedy requires a package version but no reference backs it
+KB016     two causes with the same conditions and signals
+KB017     ``stable`` entity with fewer than two cases that must fire
+KB018     first line is not the yaml-language-server ``$schema`` comment
+KB019     invalid or unused entry in ``lint-exceptions.yaml``
+KB020     unfilled template blank (``TODO``)
 ========  =====================================================================
+
+Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
+:mod:`triage.kb.exceptions`); every exception needs a reason.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +42,10 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from triage.facts import FactError, coerce
+from triage.kb.exceptions import apply_exceptions, load_exceptions
+from triage.kb.headers import COMMENT_RE, expected_header
 from triage.kb.loader import KnowledgeBase, load_knowledge
-from triage.kb.models import OPERATORS, Cause, Evidence, FactType, Leaf, Myth, Remedy, Signal
+from triage.kb.models import OPERATORS, Cause, Evidence, FactType, Leaf, Myth, Remedy, Signal, Status, Text
 from triage.kb.problems import Problem
 from triage.kb.walk import leaves
 from triage.kb.yamlio import line_of
@@ -50,7 +64,43 @@ CODES: dict[str, str] = {
     "KB010": "no case that must fire",
     "KB011": "no case that must stay silent",
     "KB012": "invalid PEP 440 version or specifier",
+    "KB013": "title too long or not in house style",
+    "KB014": "Chinese title or summary missing",
+    "KB015": "version requirement without a reference",
+    "KB016": "two causes with the same conditions and signals",
+    "KB017": "stable entity with fewer than two firing cases",
+    "KB018": "missing yaml-language-server $schema comment",
+    "KB019": "invalid or unused lint exception",
+    "KB020": "unfilled template blank (TODO)",
 }
+
+#: House style for titles (KB013).
+TITLE_MAX = 60
+#: Lower-case names that may start a title (package and tool names keep their spelling).
+LOWERCASE_NAMES = frozenset(
+    {
+        "bitsandbytes",
+        "peft",
+        "trl",
+        "torch",
+        "torchrun",
+        "accelerate",
+        "transformers",
+        "deepspeed",
+        "axolotl",
+        "vllm",
+        "xformers",
+        "liger",
+        "bf16",
+        "fp16",
+        "fp32",
+        "int8",
+        "nf4",
+    }
+)
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"^[A-Za-z][a-z]+$")
+_TODO = re.compile(r"\bTODO\b")
 
 
 class _Checker:
@@ -68,13 +118,23 @@ class _Checker:
     def leaf(self, key: str, loc: tuple[int | str, ...], leaf: Leaf) -> None:
         spec = self.kb.facts.get(leaf.fact)
         if spec is None:
-            self.add(key, loc, "KB003", f"unknown fact {leaf.fact!r}",
-                     "use a fact from knowledge/facts/ or add knowledge/facts/<name>.yaml")
+            self.add(
+                key,
+                loc,
+                "KB003",
+                f"unknown fact {leaf.fact!r}",
+                "use a fact from knowledge/facts/ or add knowledge/facts/<name>.yaml",
+            )
             return
         if leaf.op not in OPERATORS[spec.type]:
             allowed = ", ".join(sorted(OPERATORS[spec.type]))
-            self.add(key, loc, "KB004", f"operator {leaf.op!r} is not allowed for {spec.type.value} fact {leaf.fact!r}",
-                     f"use one of: {allowed}")
+            self.add(
+                key,
+                loc,
+                "KB004",
+                f"operator {leaf.op!r} is not allowed for {spec.type.value} fact {leaf.fact!r}",
+                f"use one of: {allowed}",
+            )
             return
         if leaf.op == "regex":
             self.regex(key, loc, str(leaf.value))
@@ -107,7 +167,13 @@ class _Checker:
         try:
             re.compile(pattern)
         except re.error as exc:
-            self.add(key, loc, "KB005", f"invalid regex {pattern!r}: {exc}", "fix the pattern; test it with python -c 'import re; re.compile(...)'")
+            self.add(
+                key,
+                loc,
+                "KB005",
+                f"invalid regex {pattern!r}: {exc}",
+                "fix the pattern; test it with python -c 'import re; re.compile(...)'",
+            )
 
     def specifier(self, key: str, loc: tuple[int | str, ...], text: str) -> None:
         try:
@@ -128,15 +194,33 @@ class _Checker:
 
     def refs(self, key: str, entity: Cause | Remedy | Myth) -> None:
         if not entity.references:
-            self.add(key, ("id",), "KB008", "no references", "cite docs, release notes, a PR or an issue under references:")
+            self.add(
+                key, ("id",), "KB008", "no references", "cite docs, release notes, a PR or an issue under references:"
+            )
         for i, rel in enumerate(entity.related):
             if self.kb.entity(rel.id) is None:
-                self.add(key, ("related", i, "id"), "KB007", f"related id {rel.id!r} does not exist", "fix the id or remove the link")
+                self.add(
+                    key,
+                    ("related", i, "id"),
+                    "KB007",
+                    f"related id {rel.id!r} does not exist",
+                    "fix the id or remove the link",
+                )
 
     # ------------------------------------------------------------------ kinds
 
     def cause(self, cause: Cause) -> None:
         key = f"cause:{cause.id}"
+        self.title(key, cause.title)
+        self.chinese(key, {"title": cause.title, "summary": cause.summary})
+        if cause.status is Status.stable and self.firing_cases(cause.id) < 2:
+            self.add(
+                key,
+                ("status",),
+                "KB017",
+                f"stable cause with {self.firing_cases(cause.id)} case(s) that must fire",
+                "add cases with expect: fire to the cases file, or set status: experimental",
+            )
         self.evidence(key, ("when",), cause.when)
         for i, aff in enumerate(cause.affects):
             self.specifier(key, ("affects", i, "specifier"), aff.specifier)
@@ -144,19 +228,42 @@ class _Checker:
                 try:
                     Version(aff.fixed_in)
                 except InvalidVersion:
-                    self.add(key, ("affects", i, "fixed_in"), "KB012", f"invalid version {aff.fixed_in!r}", "write e.g. 4.39.0")
+                    self.add(
+                        key,
+                        ("affects", i, "fixed_in"),
+                        "KB012",
+                        f"invalid version {aff.fixed_in!r}",
+                        "write e.g. 4.39.0",
+                    )
             fact = aff.package.lower().replace("-", "_") + "_version"
             if fact not in self.kb.facts:
-                self.add(key, ("affects", i, "package"), "KB003", f"no version fact {fact!r} for package {aff.package!r}",
-                         f"add knowledge/facts/{fact}.yaml (type: version)")
+                self.add(
+                    key,
+                    ("affects", i, "package"),
+                    "KB003",
+                    f"no version fact {fact!r} for package {aff.package!r}",
+                    f"add knowledge/facts/{fact}.yaml (type: version)",
+                )
         self.signals(key, cause.signals)
         for i, rid in enumerate(cause.remedies):
             if rid not in self.kb.remedies:
-                self.add(key, ("remedies", i), "KB007", f"remedy {rid!r} does not exist", f"add knowledge/remedies/{rid}.yaml or fix the id")
+                self.add(
+                    key,
+                    ("remedies", i),
+                    "KB007",
+                    f"remedy {rid!r} does not exist",
+                    f"add knowledge/remedies/{rid}.yaml or fix the id",
+                )
         self.refs(key, cause)
         cases = self.kb.cases.get(cause.id)
         if cases is None:
-            self.add(key, ("id",), "KB009", "no cases file", f"add {cause.id}.cases.yaml beside it (triage kb new writes one)")
+            self.add(
+                key,
+                ("id",),
+                "KB009",
+                "no cases file",
+                f"add {cause.id}.cases.yaml beside it (triage kb new writes one)",
+            )
             return
         ckey = f"cases:{cause.id}"
         expects = {c.expect for c in cases.cases}
@@ -167,15 +274,41 @@ class _Checker:
         for i, case in enumerate(cases.cases):
             for name, value in case.facts.items():
                 if name not in self.kb.facts:
-                    self.add(ckey, ("cases", i, "facts", name), "KB003", f"unknown fact {name!r}", "use a fact from knowledge/facts/")
+                    self.add(
+                        ckey,
+                        ("cases", i, "facts", name),
+                        "KB003",
+                        f"unknown fact {name!r}",
+                        "use a fact from knowledge/facts/",
+                    )
                 else:
                     self.value(ckey, ("cases", i, "facts", name), name, value)
 
     def remedy(self, remedy: Remedy) -> None:
         key = f"remedy:{remedy.id}"
+        self.title(key, remedy.title)
+        self.chinese(key, {"title": remedy.title, "summary": remedy.summary})
+        self.requirements(key, remedy)
+        if remedy.status is Status.stable:
+            users = sorted(c.id for c in self.kb.causes.values() if remedy.id in c.remedies)
+            firing = sum(self.firing_cases(c) for c in users)
+            if firing < 2:
+                self.add(
+                    key,
+                    ("status",),
+                    "KB017",
+                    f"stable remedy backed by {firing} firing case(s) (listed by: {', '.join(users) or 'none'})",
+                    "list it under a tested cause's remedies: (>= 2 cases that must fire), or set status: experimental",
+                )
         for name, value in remedy.changes.items():
             if name not in self.kb.facts:
-                self.add(key, ("changes", name), "KB003", f"unknown fact {name!r} in changes", "use a fact from knowledge/facts/")
+                self.add(
+                    key,
+                    ("changes", name),
+                    "KB003",
+                    f"unknown fact {name!r} in changes",
+                    "use a fact from knowledge/facts/",
+                )
             else:
                 self.value(key, ("changes", name), name, value)
         self.evidence(key, ("prerequisites",), remedy.prerequisites)
@@ -188,18 +321,166 @@ class _Checker:
 
     def myth(self, myth: Myth) -> None:
         key = f"myth:{myth.id}"
+        self.chinese(key, {"claim": myth.claim, "correction": myth.correction})
         self.signals(key, myth.signals)
         self.refs(key, myth)
+
+    # ------------------------------------------------------------------ house style
+
+    def firing_cases(self, cause_id: str) -> int:
+        cases = self.kb.cases.get(cause_id)
+        return 0 if cases is None else sum(1 for c in cases.cases if c.expect == "fire")
+
+    def title(self, key: str, title: Text) -> None:
+        for lang, text in (("en", title.en), ("zh", title.zh)):
+            loc = ("title", lang)
+            if len(text) > TITLE_MAX:
+                self.add(
+                    key,
+                    loc,
+                    "KB013",
+                    f"title.{lang} has {len(text)} characters (max {TITLE_MAX})",
+                    "name the condition in a few words; move details to the summary",
+                )
+            if text.rstrip().endswith((".", "。")) and not text.rstrip().endswith("..."):
+                self.add(key, loc, "KB013", f"title.{lang} ends with a period", "drop the trailing period")
+        problem = title_case_problem(title.en)
+        if problem:
+            self.add(
+                key,
+                ("title", "en"),
+                "KB013",
+                f"title.en {title.en!r} {problem}",
+                "write titles in sentence case: capitalise the first word and proper names only",
+            )
+
+    def chinese(self, key: str, fields: dict[str, Text]) -> None:
+        for name, text in fields.items():
+            if text.zh.strip() == text.en.strip():
+                self.add(
+                    key,
+                    (name, "zh"),
+                    "KB014",
+                    f"{name}.zh is the same as {name}.en",
+                    f"write {name}.zh in natural simplified Chinese",
+                )
+            elif not _CJK.search(text.zh):
+                self.add(
+                    key,
+                    (name, "zh"),
+                    "KB014",
+                    f"{name}.zh has no Chinese in it: {text.zh[:40]!r}",
+                    f"write {name}.zh in natural simplified Chinese",
+                )
+
+    def requirements(self, key: str, remedy: Remedy) -> None:
+        cited = " ".join(f"{r.url} {r.title} {r.note or ''}" for r in remedy.references).lower()
+        cited = cited.replace("_", "-")
+        for i, req in enumerate(remedy.requires):
+            if req.reason and re.search(r"https?://\S+", req.reason):
+                continue
+            if req.package.lower().replace("_", "-") not in cited:
+                self.add(
+                    key,
+                    ("requires", i),
+                    "KB015",
+                    f"requires {req.package}{req.specifier} but no reference mentions {req.package}",
+                    f"cite the {req.package} release notes, changelog or PR that introduced it (references:), "
+                    "or put its URL in the requirement's reason",
+                )
+
+    def duplicates(self) -> None:
+        seen: dict[str, str] = {}
+        for cause in sorted(self.kb.causes.values(), key=lambda c: c.id):
+            logic = logic_key(cause)
+            if logic is None:
+                continue
+            other = seen.get(logic)
+            if other is None:
+                seen[logic] = cause.id
+                continue
+            self.add(
+                f"cause:{cause.id}",
+                ("when",),
+                "KB016",
+                f"same conditions and signals as {other!r}",
+                f"merge the two causes, or make them differ in what they test (see {other})",
+            )
+
+    def headers(self) -> None:
+        for path, text in self.kb.texts.items():
+            want = expected_header(self.kb.root, path)
+            if want is None:
+                continue
+            first = text.split("\n", 1)[0].rstrip("\r")
+            if first == want:
+                continue
+            m = COMMENT_RE.match(first)
+            message = (
+                f"the $schema comment points at {m.group(1)}" if m else "the first line is not the $schema comment"
+            )
+            self.problems.append(Problem(self.kb.rel(path), 1, "KB018", message, f"make the first line `{want}`"))
+
+    def blanks(self) -> None:
+        for path, text in self.kb.texts.items():
+            for n, line in enumerate(text.splitlines(), 1):
+                if _TODO.search(line):
+                    self.problems.append(
+                        Problem(
+                            self.kb.rel(path),
+                            n,
+                            "KB020",
+                            f"unfilled template blank: {line.strip()[:70]}",
+                            "replace the TODO text with real content (CONTRIBUTING.md has a field guide)",
+                        )
+                    )
 
     def orphan_cases(self) -> None:
         for cause_id in self.kb.cases:
             if cause_id not in self.kb.causes:
-                self.add(f"cases:{cause_id}", ("cause",), "KB007", f"cases for unknown cause {cause_id!r}",
-                         "rename the file to match its cause, or delete it")
+                self.add(
+                    f"cases:{cause_id}",
+                    ("cause",),
+                    "KB007",
+                    f"cases for unknown cause {cause_id!r}",
+                    "rename the file to match its cause, or delete it",
+                )
+
+
+def title_case_problem(title: str) -> str | None:
+    """Why ``title`` is not sentence case, or None when it is.
+
+    Sentence case: the first word starts with a capital (unless it is an
+    identifier such as ``device_map`` or a lower-case package name), and the
+    other plain words are lower case; names and acronyms (GPU, DeepSpeed,
+    LoRA) are left alone because only plain ``Word``-shaped words count.
+    """
+    words = [w.strip("()[]{}\"'`,.:;!?") for w in title.split()]
+    words = [w for w in words if w]
+    if not words:
+        return "is empty"
+    first = words[0]
+    if first[0].islower() and first.isalpha() and first.lower() not in LOWERCASE_NAMES:
+        return "does not start with a capital letter"
+    plain = [w for w in words[1:] if _WORD.match(w)]
+    capitals = [w for w in plain if w[0].isupper()]
+    if len(capitals) >= 2 and len(capitals) * 2 > len(plain):
+        return f"is in Title Case ({', '.join(capitals[:4])})"
+    return None
+
+
+def logic_key(cause: Cause) -> str | None:
+    """What a cause tests, independent of weights and order; None when it tests nothing."""
+    when = sorted(json.dumps(ev.test.model_dump(by_alias=True), sort_keys=True, default=str) for ev in cause.when)
+    signals = sorted(json.dumps([s.type, sorted(p.lower() for p in s.patterns)]) for s in cause.signals)
+    affects = sorted(f"{a.package.lower()}{a.specifier}" for a in cause.affects)
+    if not (when or signals or affects):
+        return None
+    return json.dumps([when, signals, affects])
 
 
 def lint(kb: KnowledgeBase) -> list[Problem]:
-    """Every coded problem in an already-loaded knowledge base."""
+    """Every coded problem in an already-loaded knowledge base (exceptions not applied)."""
     checker = _Checker(kb)
     for cause in kb.causes.values():
         checker.cause(cause)
@@ -208,13 +489,49 @@ def lint(kb: KnowledgeBase) -> list[Problem]:
     for myth in kb.myths.values():
         checker.myth(myth)
     checker.orphan_cases()
+    checker.duplicates()
+    checker.headers()
+    checker.blanks()
     return sorted(checker.problems)
 
 
+def _only_blanks_where_blank(problems: list[Problem]) -> list[Problem]:
+    """In a file that still has template blanks, report the blanks (and broken YAML/schema) only.
+
+    Everything else in such a file (unknown fact ``TODO``, a title not in house
+    style...) is noise until the blanks are filled.
+    """
+    blank_files = {p.path for p in problems if p.code == "KB020"}
+    return [p for p in problems if p.path not in blank_files or p.code in {"KB020", "KB000"}]
+
+
 def lint_dir(root: Path | None = None) -> tuple[KnowledgeBase, list[Problem]]:
-    """Load and lint: loader problems (KB000-KB002, KB006) plus every coded check."""
+    """Load and lint: loader problems (KB000-KB002, KB006) plus every coded check.
+
+    Exceptions from ``lint-exceptions.yaml`` are applied, and an exception that
+    is malformed or matches nothing is reported (KB019).
+    """
     kb, problems = load_knowledge(root)
-    return kb, sorted(problems) + lint(kb)
+    found = _only_blanks_where_blank(sorted(problems) + lint(kb))
+    exceptions, bad = load_exceptions(kb, CODES)
+    kept, unused = apply_exceptions(found, exceptions)
+    return kb, sorted(kept + bad + unused)
+
+
+def only_files(kb: KnowledgeBase, problems: Iterable[Problem], files: Iterable[Path]) -> list[Problem]:
+    """The problems located in ``files`` (paths as given on the command line, e.g. by pre-commit).
+
+    The whole knowledge base is always linted (a change to a remedy can break
+    a cause that lists it); this only narrows what is reported.
+    """
+    wanted = {Path(f).resolve() for f in files}
+    out = []
+    for problem in problems:
+        where = Path(problem.path)
+        where = where if where.is_absolute() else kb.root / where
+        if where.resolve() in wanted:
+            out.append(problem)
+    return out
 
 
 def codes_of(problems: list[Problem]) -> Iterator[str]:

@@ -4,15 +4,44 @@ from __future__ import annotations
 
 from typing import Any
 
+from triage.redact import redact
 from triage.render.strings import t
+
+#: The heading of the collapsible section with the user's own text.
+_SYMPTOM = {"en": "Symptom", "zh": "症状"}
 
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(data: dict[str, Any]) -> str:
-    """Render the contract dict as a markdown report."""
+def _fenced(text: str, info: str) -> str:
+    longest = max([0, *(len(m) for m in _backtick_runs(text))])
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def _backtick_runs(text: str) -> list[str]:
+    runs, current = [], ""
+    for ch in text:
+        if ch == "`":
+            current += ch
+            continue
+        if current:
+            runs.append(current)
+        current = ""
+    if current:
+        runs.append(current)
+    return runs
+
+
+def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
+    """Render the contract dict as a markdown report.
+
+    ``symptom`` (the text the user gave) is appended, secrets redacted, as a
+    collapsible "Symptom" section with a fenced ``symptom`` block, so
+    ``triage kb case-from-report`` can turn the report into a case.
+    """
     lang = data["lang"]
     out = [f"## triage {data['triage_version']}", ""]
     if data["myths"]:
@@ -46,4 +75,8 @@ def render_markdown(data: dict[str, Any]) -> str:
         if "line" in fact:
             where += f":{fact['line']}"
         out.append(f"| `{name}` | {_cell(fact['value'])} | {_cell(where)} |")
+    if symptom is not None and symptom.strip():
+        text = redact(symptom.strip("\n"))
+        summary = _SYMPTOM.get(lang, _SYMPTOM["en"])
+        out += ["", f"<details><summary>{summary}</summary>", "", _fenced(text, "symptom"), "", "</details>"]
     return "\n".join(out).rstrip() + "\n"

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from triage.render.strings import t
+from triage.render.wrap import wrap
 
 WIDTH = 80
 
 
 def _wrap(text: str, indent: str, rest: str | None = None) -> list[str]:
-    lines = textwrap.wrap(
-        text,
-        width=WIDTH,
-        initial_indent=indent,
-        subsequent_indent=indent if rest is None else rest,
-        break_long_words=True,
-        break_on_hyphens=False,
-    )
-    return lines or [indent.rstrip()]
+    return wrap(text, WIDTH, indent, rest)
 
 
 def _bar(p: float, cells: int = 10) -> str:
@@ -36,7 +28,7 @@ def render_text(data: dict[str, Any]) -> str:
     lang = data["lang"]
     out: list[str] = []
     for myth in data["myths"]:
-        out.append(f"! {t('claim', lang)}: {myth['claim']}  [{t(myth['verdict'], lang)}]")
+        out += _wrap(f"! {t('claim', lang)}: {myth['claim']}  [{t(myth['verdict'], lang)}]", "", "  ")
         out += _wrap(myth["correction"], "  ")
         out.append("")
     out.append(t("causes", lang))

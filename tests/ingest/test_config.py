@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from triage.ingest.config import read_config
+from triage.ingest.errors import IngestError
+
+
+def read(path: str):
+    reading = read_config(Path(path).read_text(encoding="utf-8"), path)
+    return reading, {f.name: (f.raw, f.line) for f in reading.found}
+
+
+def test_training_args_json_and_unknown_keys(fixture_path):
+    reading, got = read(fixture_path("config/training_args.json"))
+    assert reading.kind == "training_args"
+    assert got["batch_size"] == (8, 8)
+    assert got["eval_batch_size"] == (16, 9)
+    assert got["mixed_precision"] == ("bf16", 21)
+    assert got["gradient_checkpointing"] == (False, 30)
+    assert reading.unknown_keys == ["my_custom_flag"]
+
+
+def test_trl_configs(fixture_path):
+    reading, got = read(fixture_path("config/sft_config.yaml"))
+    assert reading.kind == "trl" and got["trainer_type"][0] == "sft"
+    assert got["max_length"] == (4096, 5) and got["packing"][0] is True
+    assert got["attn_implementation"][0] == "flash_attention_2"
+    reading, got = read(fixture_path("config/dpo_config.json"))
+    assert got["trainer_type"][0] == "dpo" and got["max_length"][0] == 1024
+    assert got["mixed_precision"][0] == "fp16"
+
+
+def test_axolotl(fixture_path):
+    reading, got = read(fixture_path("config/axolotl.yaml"))
+    assert reading.kind == "axolotl"
+    assert got["finetune_method"][0] == "qlora"
+    assert got["quantization"][0] == "4bit"
+    assert got["max_length"] == (4096, 17)
+    assert got["batch_size"] == (2, 20)
+    assert got["lora_target_modules"][0] == "all-linear"
+    assert got["padding"][0] == "max_length"
+    assert "mixed_precision" not in got  # bf16: auto is decided at run time
+    assert reading.unknown_keys == []
+
+
+def test_llama_factory(fixture_path):
+    reading, got = read(fixture_path("config/llama_factory.yaml"))
+    assert reading.kind == "llama_factory"
+    assert got["max_length"] == (2048, 15)
+    assert got["finetune_method"][0] == "qlora"
+    assert got["gradient_checkpointing"][0] is True  # on by default in LLaMA-Factory
+    assert got["zero_stage"][0] == 3  # from ds_z3_config.json
+    assert got["lora_target_modules"][0] == "all-linear"
+
+
+def test_peft_adapter_model_config_deepspeed_accelerate(fixture_path):
+    reading, got = read(fixture_path("config/adapter_config.json"))
+    assert reading.kind == "peft_adapter" and got["lora_r"] == (64, 18)
+    assert got["modules_to_save"][0] == "embed_tokens,lm_head"
+    assert "finetune_method" not in got  # LoRA and QLoRA adapters look the same
+    reading, got = read(fixture_path("config/model_config.json"))
+    assert reading.kind == "model_config"
+    assert got["num_kv_heads"][0] == 8 and got["num_layers"][0] == 32 and got["vocab_size"][0] == 128256
+    assert "use_cache" not in got
+    reading, got = read(fixture_path("config/ds_z3.json"))
+    assert got["zero_stage"][0] == 3 and got["offload"][0] is True and "batch_size" not in got
+    reading, got = read(fixture_path("config/accelerate_config.yaml"))
+    assert got["distributed"][0] == "fsdp" and got["offload"][0] is True
+
+
+def test_bad_configs_raise_one_line(fixture_path):
+    with pytest.raises(IngestError, match="not valid YAML") as info:
+        read(fixture_path("config/broken.yaml"))
+    assert "\n" not in str(info.value)
+    with pytest.raises(IngestError, match="mapping"):
+        read_config("- a\n- b\n", "list.yaml")
+    with pytest.raises(IngestError, match="JSON"):
+        read_config('{"a": ', "x.json")
+
+
+def test_yaml_is_loaded_safely():
+    with pytest.raises(IngestError):
+        read_config("a: !!python/object/apply:os.system ['echo hi']\n", "evil.yaml")
+
+
+scalars = st.none() | st.booleans() | st.integers(-5, 100_000) | st.text(max_size=12) | st.floats(allow_nan=False)
+configs = st.dictionaries(st.sampled_from(["per_device_train_batch_size", "bf16", "deepspeed", "lora_r", "stage",
+                                           "zero_optimization", "quantization_config", "target_modules", "x", "r",
+                                           "peft_type", "finetuning_type", "cutoff_len", "fsdp", "adapter"]),
+                          scalars | st.lists(scalars, max_size=3) | st.dictionaries(st.text(max_size=8), scalars))
+
+
+@settings(max_examples=200, deadline=None)
+@given(configs, st.booleans())
+def test_arbitrary_configs_never_raise_unexpectedly(data, as_yaml):
+    text = yaml.safe_dump(data) if as_yaml else json.dumps(data)
+    try:
+        a = read_config(text, "c")
+    except IngestError:
+        return
+    assert a == read_config(text, "c")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_arbitrary_text_raises_only_ingest_error(text):
+    with contextlib.suppress(IngestError):
+        read_config(text, "c")

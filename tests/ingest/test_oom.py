@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from triage.ingest.logscan import Line
+from triage.ingest.oom import find_reports, findings, parse_message
+
+GiB = 1024**3
+MiB = 1024**2
+
+
+def facts_of(text: str) -> dict[str, object]:
+    report = parse_message(text)
+    assert report is not None
+    return {f.name: f.raw for f in findings(report)}
+
+
+def test_pre_21_message_numbers_and_derived_fragmentation(fixture_path):
+    text = Path(fixture_path("oom/torch20_backward.log")).read_text(encoding="utf-8").splitlines()[-1]
+    got = facts_of(text)
+    assert got["error_kind"] == "cuda_oom"
+    assert got["oom_requested_bytes"] == 500 * MiB
+    assert got["gpu_memory_bytes"] == int(23.69 * GiB)
+    assert got["torch_allocated_bytes"] == int(21.5 * GiB)
+    assert got["oom_free_bytes"] == int(312.94 * MiB)
+    # reserved 22.80 - allocated 21.50 = 1.30 GiB unallocated
+    assert abs(got["torch_reserved_unallocated_bytes"] - 1.3 * GiB) < MiB
+    assert abs(got["fragmentation_ratio"] - 1.3 / 22.8) < 0.001
+    assert got["oom_deficit_bytes"] == 500 * MiB - int(312.94 * MiB)
+
+
+def test_21_message_with_capacty_typo_and_other_process(fixture_path):
+    got = facts_of(Path(fixture_path("oom/torch21_other_process.txt")).read_text(encoding="utf-8"))
+    assert got["gpu_memory_bytes"] == int(15.90 * GiB)
+    assert got["oom_free_bytes"] == int(8.44 * MiB)
+    assert got["other_process_bytes"] == 577 * MiB
+    assert got["process_total_bytes"] == int(15.32 * GiB)
+    assert got["torch_reserved_unallocated_bytes"] == int(410.41 * MiB)
+
+
+def test_23_fragmented_message_has_large_ratio_and_no_other_process(fixture_path):
+    got = facts_of(Path(fixture_path("oom/torch23_fragmented.txt")).read_text(encoding="utf-8"))
+    assert got["torch_reserved_unallocated_bytes"] == int(8.90 * GiB)
+    assert got["fragmentation_ratio"] > 0.4
+    assert got["other_process_bytes"] == 0
+    # the hint alone says nothing about whether expandable_segments was on
+    assert "expandable_segments" not in got
+
+
+def test_private_pools_parsed(fixture_path):
+    report = parse_message(Path(fixture_path("oom/torch23_private_pools.txt")).read_text(encoding="utf-8"))
+    assert report is not None
+    assert report.private_pools == 4 * GiB
+    assert report.device == 1
+    assert report.reserved_unallocated == int(6.5 * GiB)
+
+
+def test_wrapped_message_is_joined(fixture_path):
+    text = Path(fixture_path("oom/wrapped.txt")).read_text(encoding="utf-8")
+    lines = [Line(i, t) for i, t in enumerate(text.splitlines(), 1)]
+    reports = find_reports(lines)
+    assert reports[0].line == 1
+    assert reports[0].allocated == int(7.23 * GiB)
+    assert reports[0].reserved_unallocated == int(301.94 * MiB)
+
+
+def test_truncated_message_keeps_what_survived(fixture_path):
+    report = parse_message(Path(fixture_path("oom/truncated.txt")).read_text(encoding="utf-8"))
+    assert report is not None and report.truncated
+    assert report.requested == int(3725.29 * GiB)
+    assert report.capacity is None
+
+
+def test_container_process_line_is_taken_as_this_process(fixture_path):
+    report = parse_message(Path(fixture_path("oom/container_process.txt")).read_text(encoding="utf-8"))
+    got = {f.name: (f.raw, f.note) for f in findings(report)}
+    assert got["other_process_bytes"][0] == 0
+    assert "3652628" in got["other_process_bytes"][1]
+
+
+def test_host_and_adjacent_signatures(fixture_path):
+    assert facts_of(Path(fixture_path("oom/cpu_allocator.txt")).read_text(encoding="utf-8")) == {
+        "error_kind": "host_oom",
+        "oom_requested_bytes": 26843545600,
+    }
+    assert facts_of("slurmstepd: error: Detected 1 oom-kill event(s)")["error_kind"] == "host_oom"
+    assert facts_of("exits with return code = -9")["error_kind"] == "host_oom"
+    assert facts_of(Path(fixture_path("oom/cublas.txt")).read_text(encoding="utf-8"))["error_kind"] == "cublas_alloc"
+    no_batch = facts_of("RuntimeError: No executable batch size found, reached zero.")
+    assert no_batch["error_kind"] == "no_executable_batch"
+    assert facts_of(Path(fixture_path("oom/legacy.txt")).read_text(encoding="utf-8"))["error_kind"] == "cuda_oom"
+    assert facts_of(Path(fixture_path("oom/bitsandbytes.txt")).read_text(encoding="utf-8"))["error_kind"] == "cuda_oom"
+    assert facts_of(Path(fixture_path("oom/mps.txt")).read_text(encoding="utf-8"))["oom_requested_bytes"] == 256_000_000
+
+
+def test_dmesg_out_of_memory_is_host_not_cuda():
+    assert facts_of("Out of memory: Killed process 4242 (python)")["error_kind"] == "host_oom"
+
+
+def test_text_without_oom_gives_nothing():
+    assert parse_message("loss 0.5 at step 3; all good") is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_text_never_raises_and_is_deterministic(text):
+    a = parse_message(text)
+    assert a == parse_message(text)
+    if a is not None:
+        findings(a)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(0.01, 900), st.floats(1, 90), st.floats(0, 90), st.floats(0, 90), st.floats(0, 90))
+def test_generated_21_messages_round_trip(req, cap, free, alloc, unalloc):
+    text = (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req:.2f} MiB. GPU 0 has a total "
+            f"capacity of {cap:.2f} GiB of which {free:.2f} GiB is free. Of the allocated memory {alloc:.2f} GiB "
+            f"is allocated by PyTorch, and {unalloc:.2f} GiB is reserved by PyTorch but unallocated.")
+    report = parse_message(text)
+    assert report is not None
+    assert report.requested == int(float(f"{req:.2f}") * MiB)
+    assert report.reserved_unallocated == int(float(f"{unalloc:.2f}") * GiB)

@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from triage.ingest.text import read_text
+
+GiB = 1024**3
+
+
+def facts(text: str) -> dict[str, object]:
+    return {f.name: f.raw for f in read_text(text)}
+
+
+def test_english_fixture_with_lines(fixture_path):
+    found = {f.name: (f.raw, f.line) for f in read_text(Path(fixture_path("text/en.txt")).read_text(encoding="utf-8"))}
+    assert found["model_name"] == ("Llama-2-13b-hf", 1)
+    assert found["gpu_name"] == ("RTX 3090", 1)
+    assert found["gpu_memory_bytes"][0] == 24 * GiB
+    assert found["transformers_version"][0] == "4.31"
+    assert found["torch_version"][0] == "2.1.0"
+    assert found["max_length"] == (2048, 2)
+    assert found["gradient_checkpointing"] == (False, 2)
+    assert found["oom_step"] == ("35", 3)
+    assert found["phase"] == ("evaluation", 3)
+
+
+def test_chinese_fixture(fixture_path):
+    found = facts(Path(fixture_path("text/zh.txt")).read_text(encoding="utf-8"))
+    assert found["framework"] == "llama_factory"
+    assert found["finetune_method"] == "qlora"
+    assert found["gpu_memory_bytes"] == 24 * GiB
+    assert found["max_length"] == 2048
+    assert found["batch_size"] == "2"
+    assert found["gradient_checkpointing"] is True
+    assert found["oom_step"] == "100"
+    assert found["phase"] == "evaluation"
+
+
+def test_examples_from_the_issue():
+    assert facts("cutoff_len=4096")["max_length"] == 4096
+    assert facts("bs=4")["batch_size"] == "4"
+    assert facts("batch size 1")["batch_size"] == "1"
+    assert facts("A100 80GB")["gpu_memory_bytes"] == 80 * GiB
+    assert "gpu_memory_bytes" not in facts("A100")  # sold as 40 and 80 GB
+    assert facts("7B")["model_params_b"] == 7.0
+    assert facts("Qwen2.5-7B")["model_name"] == "Qwen2.5-7B"
+    assert facts("24G")["gpu_memory_bytes"] == 24 * GiB
+    assert facts("显存24G")["gpu_memory_bytes"] == 24 * GiB
+    assert facts("序列长度2048")["max_length"] == 2048
+    assert facts("训练到第100步OOM")["oom_step"] == "100"
+    assert facts("评估时爆显存")["phase"] == "evaluation"
+    assert facts("梯度检查点已开启")["gradient_checkpointing"] is True
+    assert facts("没开gradient checkpointing")["gradient_checkpointing"] is False
+    assert facts("用的QLoRA")["finetune_method"] == "qlora"
+    assert facts("LoRA")["finetune_method"] == "lora"
+
+
+def test_negations_and_fuzzy_vocabulary():
+    assert facts("gradient checkpointing is enabled")["gradient_checkpointing"] is True
+    assert facts("without gradient checkpointing")["gradient_checkpointing"] is False
+    assert facts("gradient checkpionting is on")["gradient_checkpointing"] is True
+    assert "gradient_checkpointing" not in facts("should I try gradient checkpointing?")
+    assert facts("I already set expandable_segments:True")["expandable_segments"] is True
+
+
+def test_numbers_without_context_are_not_facts():
+    assert facts("I tried 2048 and 4 and 35 and 100") == {}
+    assert "oom_step" not in facts("3090/10000")
+    assert "lora_r" not in facts("--local_rank=0")
+
+
+def test_oom_hint_is_not_a_setting():
+    text = ("If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF="
+            "expandable_segments:True to avoid fragmentation.")
+    assert "expandable_segments" not in facts(text)
+
+
+def test_ram_is_not_vram():
+    for text, size in (("64G RAM", 64), ("内存128G", 128), ("128GB of RAM and a 4090", 128)):
+        got = facts(text)
+        assert got["host_ram_bytes"] == size * GiB, text
+    assert "gpu_memory_bytes" not in facts("64G RAM")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_arbitrary_text_never_raises_and_is_deterministic(text):
+    assert read_text(text) == read_text(text)

@@ -1,0 +1,387 @@
+"""The interview state machine: the engine's question, answers by key or text, going back, stopping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from triage.api import build_session
+from triage.engine.diagnose import diagnose
+from triage.interview import Interview, InterviewError, interpret, read_inputs, readers_available
+from triage.kb.loader import KnowledgeBase, load_checked
+from triage.kb.models import Cause, FactSpec
+
+FIXTURE_KB = Path(__file__).parent / "fixtures" / "tui" / "knowledge"
+
+
+def spec(id_, type_, values=None, ease=1.0, askable=True):
+    return FactSpec.model_validate(
+        {
+            "kind": "fact",
+            "id": id_,
+            "type": type_,
+            "values": values,
+            "ease": ease,
+            "askable": askable,
+            "question": {"en": f"{id_}?", "zh": f"{id_}？"},
+            "help": {"en": "h", "zh": "帮助"},
+        }
+    )
+
+
+def cause(id_, when, prior=0.1, signals=()):
+    return Cause.model_validate(
+        {
+            "kind": "cause",
+            "id": id_,
+            "category": "other",
+            "prior": prior,
+            "title": {"en": id_, "zh": id_},
+            "summary": {"en": "s", "zh": "摘要"},
+            "explanation": {k: {"en": k, "zh": k} for k in ("what", "why", "confirm")},
+            "when": when,
+            "signals": list(signals),
+        }
+    )
+
+
+def eq(fact, value, if_true, if_false=0.0):
+    return {"test": {"fact": fact, "op": "eq", "value": value}, "if_true": if_true, "if_false": if_false}
+
+
+def small_kb() -> KnowledgeBase:
+    """gc separates a from b; noise barely matters; slow is as good as gc but harder to answer."""
+    facts = {
+        "gc": spec("gc", "bool", ease=0.9),
+        "slow": spec("slow", "bool", ease=0.3),
+        "noise": spec("noise", "bool"),
+        "length": spec("length", "int"),
+        "derived": spec("derived", "bool", askable=False),
+    }
+    causes = {
+        "a": cause(
+            "a",
+            [eq("gc", False, 1.5, -1.5), eq("slow", False, 1.5, -1.5), eq("noise", True, 0.05), eq("derived", True, 3)],
+            signals=[{"type": "keyword", "patterns": ["no checkpointing"], "weight": 2.0}],
+        ),
+        "b": cause("b", [eq("gc", True, 1.5, -1.5), eq("slow", True, 1.5, -1.5), eq("noise", True, 0.05)]),
+        "c": cause("c", [{"test": {"fact": "length", "op": "ge", "value": 1024}, "if_true": 2, "if_false": -2}]),
+    }
+    return KnowledgeBase(root=Path("."), facts=facts, causes=causes)
+
+
+@pytest.fixture(scope="module")
+def fkb() -> KnowledgeBase:
+    return load_checked(FIXTURE_KB)
+
+
+def test_asks_the_discriminating_question_first_and_ties_go_to_the_easier_one():
+    iv = Interview(small_kb())
+    # gc and slow separate a from b equally well; gc is easier to answer, noise tells almost nothing
+    assert iv.question is not None
+    assert iv.question.fact == "gc"
+    facts_asked = [q.fact for q in iv.questions]
+    assert facts_asked.index("slow") > facts_asked.index("gc")
+    assert "derived" not in facts_asked
+    assert facts_asked[-1] == "noise"
+
+
+def test_the_question_is_the_engines_choice(fkb):
+    iv = Interview(fkb, start=read_inputs(fkb, symptoms=["CUDA out of memory at step 0"]))
+    start = read_inputs(fkb, symptoms=["CUDA out of memory at step 0"])
+    session = build_session(fkb, symptoms=[start.text], facts=start.facts)
+    engine = diagnose(fkb, session)
+    assert iv.question is not None
+    assert iv.question.fact == engine.questions[0].fact
+    assert iv.question.gain == pytest.approx(engine.questions[0].gain)
+
+
+def test_stops_when_the_top_cause_is_confident():
+    iv = Interview(small_kb())
+    iv.answer(False)  # gc off: cause a
+    assert not iv.done
+    assert iv.question is not None and iv.question.fact == "slow"
+    iv.press("2")  # slow: no, also cause a
+    top = iv.diagnosis.causes[0]
+    assert top.id == "a"
+    assert top.probability >= 0.8
+    assert iv.done
+    assert iv.question is None
+    with pytest.raises(InterviewError, match="no question"):
+        iv.press("1")
+
+
+def test_stops_when_no_question_would_change_the_ranking():
+    kb = small_kb()
+    iv = Interview(kb)
+    for _ in range(10):
+        if iv.done:
+            break
+        iv.dont_know()
+    # every informative question was declined: nothing left worth asking
+    assert iv.done
+    assert iv.questions_asked <= len([f for f in kb.facts.values() if f.askable])
+    assert all(t.kind == "unknown" for t in iv.turns)
+
+
+def test_dont_know_moves_on_to_the_next_best_question():
+    iv = Interview(small_kb())
+    first, second = iv.questions[0].fact, iv.questions[1].fact
+    iv.press("0")
+    assert iv.turns[-1].kind == "unknown"
+    assert iv.question is not None
+    assert iv.question.fact == second != first
+
+
+def test_quick_replies_by_number_key():
+    iv = Interview(small_kb())
+    assert [(r.key, r.label) for r in iv.replies()] == [("1", "yes"), ("2", "no"), ("0", "don't know")]
+    iv.press("2")
+    assert iv.facts.value("gc") is False
+    assert iv.facts["gc"].source.kind == "answer"
+    with pytest.raises(InterviewError, match="no quick reply"):
+        iv.press("7")
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("no", False),
+        ("No, it is off", False),
+        ("yes", True),
+        ("没开", False),
+        ("没有开", False),
+        ("是的", True),
+        ("开了", True),
+    ],
+)
+def test_free_text_answers_a_yes_no_question(said, value):
+    iv = Interview(small_kb())
+    iv.tell(said)
+    assert iv.turns[-1].kind == "answer"
+    assert iv.facts.value("gc") is value
+
+
+def test_free_text_answers_numbers_and_sizes(fkb):
+    assert interpret(fkb.facts["max_length"], "2048") == 2048
+    assert interpret(fkb.facts["gpu_memory_bytes"], "24GiB") == 24 * 1024**3
+    assert interpret(fkb.facts["phase"], "backw") == "backward"
+    assert interpret(fkb.facts["phase"], "what a day") is None
+
+
+def test_free_text_that_is_not_an_answer_joins_the_evidence():
+    iv = Interview(small_kb())
+    before = next(rc.probability for rc in iv.diagnosis.causes if rc.id == "a")
+    iv.tell("I run with no checkpointing, batch 8")
+    turn = iv.turns[-1]
+    assert turn.kind == "text"
+    assert "no checkpointing" in iv.text
+    a = next(rc for rc in iv.diagnosis.causes if rc.id == "a")
+    assert any(item.kind == "signal" for item in a.scored.items)
+    assert a.probability > before
+
+
+def test_chinese_free_text_is_read():
+    kb = small_kb()
+    kb.causes["b"] = cause(
+        "b",
+        kb.causes["b"].model_dump(mode="json", by_alias=True)["when"],
+        signals=[{"type": "keyword", "patterns": ["开了梯度检查点还是爆显存"], "weight": 2.0}],
+    )
+    iv = Interview(kb, lang="zh")
+    iv.tell("我已经开了梯度检查点还是爆显存\n第二行")
+    assert iv.turns[-1].kind == "text"
+    top = iv.diagnosis.causes[0]
+    assert top.id == "b"
+
+
+def test_going_back_takes_the_last_answer_back():
+    iv = Interview(small_kb())
+    iv.press("2")
+    assert iv.facts.value("gc") is False
+    undone = iv.back()
+    assert undone is not None and undone.fact == "gc"
+    assert iv.facts.value("gc") is None
+    assert iv.question is not None and iv.question.fact == "gc"
+    assert iv.back() is None
+
+
+def test_changing_an_earlier_answer_replaces_it_in_place():
+    iv = Interview(small_kb())
+    iv.press("2")  # gc: no -> cause a
+    iv.press("2")  # slow: no -> cause a, confidently
+    assert iv.done and iv.diagnosis.causes[0].id == "a"
+    before = iv.diagnosis.causes[0].probability
+    question = iv.reopen("gc")
+    assert question.fact == "gc"
+    assert not iv.done
+    assert iv.question is not None and iv.question.fact == "gc"
+    iv.press("1")  # gc: yes after all
+    assert [t.fact for t in iv.answered] == ["gc", "slow"]
+    assert iv.facts.value("gc") is True
+    a = next(rc for rc in iv.diagnosis.causes if rc.id == "a")
+    assert a.probability < before - 0.3
+    assert not iv.done
+    with pytest.raises(InterviewError, match="was not asked"):
+        iv.reopen("noise")
+
+
+def test_language_switch_changes_questions_and_replies():
+    iv = Interview(small_kb())
+    iv.press("2")
+    iv.set_lang("zh")
+    assert iv.question is not None
+    assert iv.question_text(iv.question).endswith("？")
+    assert [r.label for r in iv.replies()][-1] == "不知道"
+    assert iv.answer_label(iv.turns[0]) == "否"
+    assert iv.session.lang == "zh"
+    assert iv.toggle_lang() == "en"
+    with pytest.raises(InterviewError):
+        iv.set_lang("fr")
+
+
+def test_bad_answer_is_a_clear_error():
+    iv = Interview(small_kb())
+    iv.answer(True)
+    assert iv.question is not None
+    # the next question is numeric (length) or yes/no; a word that is neither is rejected by answer()
+    with pytest.raises(InterviewError):
+        iv.answer("lots and lots")
+
+
+@pytest.mark.skipif(readers_available(), reason="the ingest readers are installed")
+def test_logs_without_readers_are_refused(fkb, tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text("CUDA out of memory\n")
+    with pytest.raises(InterviewError, match=r"triage\.ingest"):
+        read_inputs(fkb, logs=[log])
+
+
+def test_a_confident_cause_whose_necessary_condition_is_unknown_is_checked_first():
+    kb = small_kb()
+    data = kb.causes["a"].model_dump(mode="json", by_alias=True)
+    data["when"] = [{**eq("gc", False, 0.5), "veto": True}]
+    data["prior"] = 0.3
+    data["signals"] = [{"type": "keyword", "patterns": ["no checkpointing"], "weight": 4.0}]
+    kb.causes["a"] = Cause.model_validate(data)
+    iv = Interview(kb)
+    iv.tell("I think there is no checkpointing")
+    top = iv.diagnosis.causes[0]
+    assert top.id == "a" and top.probability >= 0.8  # the engine alone would stop here
+    assert not iv.done
+    assert iv.question is not None and iv.question.fact == "gc"
+    iv.press("1")  # gc is on: a is ruled out
+    assert next(rc for rc in iv.diagnosis.causes if rc.id == "a").scored.excluded
+
+
+# --------------------------------------------------------------------------- replayed interviews
+# A new user reaches the right cause in at most 6 questions, against the shipped knowledge base.
+# Each scenario is a user who knows some facts of their run (``truth``) and starts with what they
+# would paste; the simulated user answers what they know and says "don't know" to the rest.
+
+MAX_QUESTIONS = 6
+
+SCENARIOS: list[tuple[str, str, str, dict[str, Any]]] = [
+    (
+        "gradient-checkpointing-off",
+        "no_grad_ckpt",
+        "LoRA fine-tuning Llama-2-7b on a 4090, max_length 2048.\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB\n  0%|  | 0/1000 [00:04<?, ?it/s]",
+        {
+            "gradient_checkpointing": False,
+            "phase": "backward",
+            "oom_step": 0,
+            "max_length": 2048,
+            "quantization": "none",
+            "finetune_method": "lora",
+            "batch_size": 4,
+            "do_eval": False,
+        },
+    ),
+    (
+        "evaluation-logits",
+        "eval_on_gpu",
+        "Training runs fine for 500 steps, then CUDA out of memory as soon as evaluation starts "
+        "(trainer.evaluate -> prediction_step).",
+        {
+            "phase": "evaluation",
+            "oom_step": 500,
+            "do_eval": True,
+            "compute_metrics": True,
+            "preprocess_logits": False,
+            "gradient_checkpointing": True,
+            "memory_growth": "spike",
+        },
+    ),
+    (
+        "fragmentation",
+        "fragmentation",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of "
+        "23.65 GiB of which 301.06 MiB is free. Including non-PyTorch memory, this process has 23.34 GiB memory in "
+        "use. Of the allocated memory 16.20 GiB is allocated by PyTorch, and 6.70 GiB is reserved by PyTorch but "
+        "unallocated. If reserved but unallocated memory is large try setting "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.",
+        {
+            "expandable_segments": False,
+            "oom_step": 250,
+            "memory_growth": "steady",
+            "gradient_checkpointing": True,
+            "phase": "forward",
+            "group_by_length": False,
+        },
+    ),
+    (
+        "weights-too-big",
+        "model_too_big",
+        "Trying to LoRA fine-tune Llama-2-13b on my 3090, it runs out of memory while loading checkpoint shards.",
+        {
+            "phase": "loading",
+            "model_params_b": 13,
+            "quantization": "none",
+            "torch_dtype": "bf16",
+            "finetune_method": "lora",
+            "gpu_count": 1,
+        },
+    ),
+    (
+        "another-process",
+        "other_process",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "23.65 GiB of which 20.00 MiB is free. Process 41822 has 14.20 GiB memory in use. Process 41907 has "
+        "9.40 GiB memory in use. Of the allocated memory 8.90 GiB is allocated by PyTorch, and 120.00 MiB is "
+        "reserved by PyTorch but unallocated.",
+        {
+            "gradient_checkpointing": True,
+            "phase": "forward",
+            "oom_step": 0,
+            "model_params_b": 1,
+            "quantization": "none",
+            "gpu_count": 1,
+        },
+    ),
+]
+
+
+def replay(kb: KnowledgeBase, symptom: str, truth: dict[str, Any]) -> Interview:
+    iv = Interview(kb, start=read_inputs(kb, symptoms=[symptom]))
+    while iv.question is not None and iv.questions_asked < MAX_QUESTIONS:
+        fact = iv.question.fact
+        if fact in truth:
+            iv.answer(truth[fact])
+        else:
+            iv.dont_know()
+    return iv
+
+
+@pytest.mark.parametrize(("name", "category", "symptom", "truth"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_new_user_reaches_the_right_cause(kb, name, category, symptom, truth):
+    if not any(c.category.value == category for c in kb.causes.values()):
+        pytest.skip(f"the knowledge base has no {category} cause yet")
+    iv = replay(kb, symptom, truth)
+    top = iv.diagnosis.causes[0]
+    asked = [(t.fact, iv.answer_label(t)) for t in iv.answered]
+    ranking = [(rc.id, round(rc.probability, 2)) for rc in iv.diagnosis.causes[:4]]
+    assert top.scored.cause.category.value == category, f"asked {asked}; ranking {ranking}"
+    assert iv.questions_asked <= MAX_QUESTIONS

@@ -1,0 +1,328 @@
+"""Pilot tests: complete interviews driven by keyboard, free text, what-if, export, language, help."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Markdown, SelectionList, Static
+
+from triage.tui.screens.answers import AnswersScreen
+from triage.tui.screens.details import DetailsScreen
+from triage.tui.screens.export import ExportScreen
+from triage.tui.screens.help import HelpScreen
+from triage.tui.screens.main import MainScreen
+from triage.tui.widgets.chat_input import ChatInput
+from triage.tui.widgets.conversation import Conversation
+from triage.tui.widgets.ranking import RankingPane
+from triage.tui.widgets.replies import QuickReplies
+
+HF = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567"
+
+
+def conversation_text(app) -> str:
+    return "\n".join(str(s.content) for s in app.screen.query_one(Conversation).query(Static))
+
+
+def ranking_labels(app) -> list[str]:
+    tree = app.screen.query_one(RankingPane)
+    return [str(node.label) for node in tree.root.children]
+
+
+def memory_text(app) -> str:
+    return str(app.screen.query_one("#mem-bar", Static).content)
+
+
+def test_complete_interview_answered_by_number_keys(build, drive):
+    app = build()
+
+    async def steps(pilot):
+        iv = app.interview
+        assert iv.question is not None and iv.question.fact == "gradient_checkpointing"
+        assert "Is gradient checkpointing enabled?" in conversation_text(app)
+        replies = app.screen.query_one(QuickReplies)
+        assert app.focused is replies
+        assert [o.prompt for o in replies._options] == ["1  yes", "2  no", "0  don't know"]
+        await pilot.press("2")
+        await pilot.pause()
+        assert iv.facts.value("gradient_checkpointing") is False
+        assert iv.done
+        assert "Most likely: Gradient checkpointing is off" in conversation_text(app)
+        assert "Gradient checkpointing is off" in ranking_labels(app)[0]
+        assert not replies.display
+
+    drive(app, steps)
+
+
+def test_dont_know_asks_the_next_question(build, drive):
+    app = build(symptom="CUDA out of memory at step 0")
+
+    async def steps(pilot):
+        first = app.interview.question.fact
+        await pilot.press("0")
+        await pilot.pause()
+        assert app.interview.turns[-1].kind == "unknown"
+        assert app.interview.question is not None and app.interview.question.fact != first
+
+    drive(app, steps)
+
+
+def test_free_text_answer_and_english_paste(build, drive):
+    app = build(symptom=None)
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 40, in <module>\n'
+        "    trainer.train()\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "23.69 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 22.62 GiB memory in use. "
+        "Of the allocated memory 21.1 GiB is allocated by PyTorch, and 1.2 GiB is reserved by PyTorch but "
+        "unallocated.\n  0%|          | 0/1000 [00:03<?, ?it/s]\n"
+    )
+
+    async def steps(pilot):
+        iv = app.interview
+        await pilot.press("slash")
+        assert isinstance(app.focused, ChatInput)
+        app.focused.post_message(events.Paste(paste))
+        await pilot.pause()
+        turn = iv.turns[-1]
+        assert turn.kind == "text"
+        assert "Tried to allocate 2.00 GiB" in iv.text
+        taken = {f.name for f in turn.taken.facts}
+        assert "gpu_memory_bytes" in taken or "oom_requested_bytes" in taken
+        assert "I took from that:" in conversation_text(app)
+        # now answer the pending question in words
+        question = iv.question
+        assert question is not None
+        if question.fact == "gradient_checkpointing":
+            await pilot.press(*"no, it is off")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert iv.facts.value("gradient_checkpointing") is False
+        else:
+            await pilot.press(*"don't know")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert iv.turns[-1].kind == "unknown"
+
+    drive(app, steps)
+
+
+def test_chinese_interview_by_free_text(build, drive):
+    app = build(symptom=None, lang="zh")
+
+    async def steps(pilot):
+        iv = app.interview
+        await pilot.press("slash")
+        await pilot.press(*"3090 上 LoRA 微调 LLaMA-7B，max_length 2048，第一步就 CUDA out of memory")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert iv.turns[-1].kind == "text"
+        assert iv.question is not None and iv.question.fact == "gradient_checkpointing"
+        assert "是否开启了梯度检查点" in conversation_text(app)
+        await pilot.press(*"没开")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert iv.facts.value("gradient_checkpointing") is False
+        assert iv.diagnosis.causes[0].id == "gradient-checkpointing-off"
+        assert "未开启梯度检查点" in ranking_labels(app)[0]
+        assert "最可能的原因" in conversation_text(app) or "没有更值得问的问题" in conversation_text(app)
+
+    drive(app, steps)
+
+
+def test_changing_an_earlier_answer(build, drive):
+    app = build()
+
+    async def steps(pilot):
+        iv = app.interview
+        await pilot.press("2")  # gradient checkpointing: no
+        await pilot.pause()
+        assert iv.diagnosis.causes[0].id == "gradient-checkpointing-off"
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, AnswersScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert iv.reopened == "gradient_checkpointing"
+        assert "Changing your earlier answer" in conversation_text(app)
+        await pilot.press("1")  # yes, it is on
+        await pilot.pause()
+        assert iv.facts.value("gradient_checkpointing") is True
+        assert [t.fact for t in iv.answered] == ["gradient_checkpointing"]
+        gc = next(rc for rc in iv.diagnosis.causes if rc.id == "gradient-checkpointing-off")
+        assert gc.scored.excluded
+        assert "Gradient checkpointing is off" not in ranking_labels(app)[0]
+
+    drive(app, steps)
+
+
+def test_back_takes_the_answer_back(build, drive):
+    app = build()
+
+    async def steps(pilot):
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.interview.facts.value("gradient_checkpointing") is None
+        assert app.interview.question.fact == "gradient_checkpointing"
+        assert app.screen.query_one(QuickReplies).display
+
+    drive(app, steps)
+
+
+def test_what_if_remedies_redraw_the_memory_bar(build, drive, estimator):
+    app = build(estimator=estimator)
+
+    async def steps(pilot):
+        await pilot.press("2")  # gradient checkpointing off: 14 GiB of activations
+        await pilot.pause()
+        assert "does not fit" in memory_text(app)
+        assert "weights 14.0 GiB" in memory_text(app)
+        # the ranking shows the saving of the remedy on this run
+        tree = app.screen.query_one(RankingPane)
+        remedy_labels = [
+            str(n.label) for n in tree.root.children[0].children if n.data == "enable-gradient-checkpointing"
+        ]
+        assert remedy_labels and "saves 12.0 GiB" in remedy_labels[0]
+        toggles = app.screen.query_one("#whatif", SelectionList)
+        assert toggles.display
+        toggles.focus()
+        await pilot.pause()
+        ids = [toggles.get_option_at_index(i).id for i in range(toggles.option_count)]
+        toggles.highlighted = ids.index("enable-gradient-checkpointing")
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.applied == ("enable-gradient-checkpointing",)
+        assert "✓ fits: 17.0 GiB / 24.0 GiB" in memory_text(app)
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.applied == ()
+        assert "does not fit" in memory_text(app)
+
+    drive(app, steps, size=(120, 40))
+
+
+def test_memory_panel_says_what_it_needs(build, drive, estimator):
+    app = build(symptom="CUDA out of memory", estimator=estimator)
+
+    async def steps(pilot):
+        text = memory_text(app)
+        assert "To estimate memory I need" in text
+        assert "model_name or model_params_b" in text
+        assert "GiB" not in text
+
+    drive(app, steps)
+
+
+def test_memory_panel_without_estimator_shows_no_numbers(build, drive):
+    app = build()
+
+    async def steps(pilot):
+        text = memory_text(app)
+        assert "the memory estimator is not installed" in text
+        assert "GiB" not in text
+        assert not app.screen.query_one("#whatif", SelectionList).display
+
+    drive(app, steps)
+
+
+def test_export_writes_a_redacted_report_and_never_overwrites(build, drive, tmp_path):
+    app = build(symptom=f"export HF_TOKEN={HF}\nLLaMA-7B LoRA on a 3090, CUDA out of memory at step 0")
+
+    async def steps(pilot):
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        report = (tmp_path / "triage-report.md").read_text()
+        assert "**Most likely:** Gradient checkpointing is off" in report
+        assert "| `gradient_checkpointing` | False | answer | no |" in report
+        assert HF not in report and "[REDACTED:hf-token]" in report
+        assert "triage-report.md" in str(app.screen.query_one("#export-where", Static).content)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("e")
+        await pilot.pause()
+        assert (tmp_path / "triage-report-2.md").is_file()
+        assert (tmp_path / "triage-report.md").read_text() == report
+
+    drive(app, steps)
+
+
+def test_switching_language(build, drive):
+    app = build()
+
+    async def steps(pilot):
+        await pilot.press("l")
+        await pilot.pause()
+        assert app.interview.lang == "zh"
+        assert "是否开启了梯度检查点" in conversation_text(app)
+        replies = app.screen.query_one(QuickReplies)
+        assert [o.prompt for o in replies._options] == ["1  是", "2  否", "0  不知道"]
+        assert "未开启梯度检查点" in ranking_labels(app)[0]
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("l")
+        await pilot.pause()
+        assert app.interview.lang == "en"
+        text = conversation_text(app)
+        assert "Is gradient checkpointing enabled?" in text and "\nno" in "\n" + text
+
+    drive(app, steps)
+
+
+def test_help_screen(build, drive):
+    app = build()
+
+    async def steps(pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "take back the last answer" in app.screen.query_one(Markdown).source
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+
+    drive(app, steps)
+
+
+def test_details_of_the_top_cause_and_a_remedy(build, drive):
+    app = build()
+
+    async def steps(pilot):
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, DetailsScreen)
+        source = app.screen.query_one(Markdown).source
+        assert source.startswith("# Gradient checkpointing is off")
+        assert "## References" in source
+        await pilot.press("escape")
+        await pilot.pause()
+        tree = app.screen.query_one(RankingPane)
+        tree.focus()
+        remedy = next(n for n in tree.root.children[0].children if n.data == "enable-gradient-checkpointing")
+        tree.move_cursor(remedy)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DetailsScreen)
+        assert "### HF Trainer / TRL" in app.screen.query_one(Markdown).source
+
+    drive(app, steps)
+
+
+def test_survives_resizing(build, drive):
+    app = build()
+
+    async def steps(pilot):
+        for size in [(60, 18), (200, 60), (80, 24)]:
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.interview.facts.value("gradient_checkpointing") is False
+        assert app.screen.query_one(RankingPane).root.children
+
+    drive(app, steps)

@@ -1,0 +1,138 @@
+"""Remedies as changes to the run, and the memory each change saves on the user's run.
+
+A remedy's ``changes`` (``triage.kb.models.Remedy.changes``) is a mapping fact -> new value.
+Its saving is ``estimate(before) - estimate(after)`` where *after* applies the changes to the
+facts. Savings are measured on the expected device total (allocated peak plus the overhead
+band), so a change to fragmentation (``expandable_segments``) shows too. A negative saving
+means the change costs memory.
+
+Supported changes (fact: values) - anything else is reported in ``Saving.unmodeled``:
+
+* ``gradient_checkpointing``: true/false
+* ``attn_implementation``: eager, sdpa, flash_attention_2, xformers
+* ``batch_size``: N or ``"half"``; ``grad_accum``: N, or ``"scaled"`` to keep the effective
+  batch (batch_size x grad_accum) of the run before the change
+* ``max_length``: N or ``"half"``; ``max_sample_tokens``: N; ``truncation``: true; ``packing``:
+  true/false; ``padding``: max_length, longest, none
+* ``quantization``: none, 8bit, 4bit (4bit turns LoRA/full into QLoRA); ``double_quant``;
+  ``prepare_kbit_training``: true/false; ``finetune_method``: full, lora, qlora, freeze
+* ``optimizer``: any HF ``optim`` name (adamw_torch, adamw_torch_fused, adamw_bnb_8bit,
+  paged_adamw_8bit, paged_adamw_32bit, adafactor, sgd, lion_8bit, ...);
+  ``optimizer_in_backward``: true
+* ``torch_dtype``: fp32, fp16, bf16; ``mixed_precision``: no, fp16, bf16
+* ``lora_r``: N or ``"half"``; ``lora_target_modules``: names or all-linear; ``lora_dropout``;
+  ``modules_to_save``: names or ``none``
+* ``fused_loss``: true (chunked / fused cross-entropy: Liger, Cut Cross-Entropy, torchtune)
+* ``eval_accumulation_steps``: N; ``eval_batch_size``: N; ``preprocess_logits``: true;
+  ``compute_metrics``: false; ``max_new_tokens``: N; ``num_beams``: N
+* ``distributed``: none, ddp, deepspeed, fsdp, model_parallel; ``zero_stage``: 0-3 (implies
+  DeepSpeed on a single-process run); ``offload``: true (implies ZeRO-Offload, stage 2, when
+  nothing is distributed); ``gpu_count``: N
+* ``expandable_segments``: true (fragmentation band)
+* ``use_cache``: false (saves nothing in training: the cache aliases tensors autograd keeps)
+* ``gpu_name`` / ``gpu_memory_bytes``: a bigger GPU (changes capacity, not the estimate)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from triage.estimate.architecture import Architecture
+from triage.estimate.estimator import Estimate, estimate
+from triage.estimate.run import as_int, fact_values
+from triage.facts import FactSet
+
+#: Facts a change may set that the estimator models.
+MODELED = frozenset("""
+gradient_checkpointing gc_active attn_implementation batch_size grad_accum max_length max_sample_tokens truncation
+packing padding quantization double_quant prepare_kbit_training finetune_method optimizer optimizer_in_backward
+torch_dtype mixed_precision lora_r lora_target_modules lora_dropout modules_to_save fused_loss
+eval_accumulation_steps eval_batch_size preprocess_logits compute_metrics max_new_tokens num_beams eval_samples
+distributed zero_stage offload gpu_count expandable_segments use_cache gpu_name gpu_memory_bytes
+model_name model_params_b trainable_params_b phase transformers_version hidden_size num_layers num_attention_heads
+num_kv_heads intermediate_size vocab_size
+""".split())
+#: Facts the estimator reads but that change no byte of it (kept so a remedy's zero saving is explained).
+NO_MEMORY_EFFECT = frozenset({"use_cache", "group_by_length", "dataloader_num_workers"})
+
+
+class ChangeError(ValueError):
+    """A change value the estimator cannot apply (e.g. batch_size: "lots")."""
+
+
+def _half(value: Any, name: str) -> int:
+    return max(1, as_int(value, name, 1) // 2)
+
+
+def apply_changes(values: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The facts (as ``{name: value}``) after a remedy's changes."""
+    before = dict(values)
+    after = dict(values)
+    for name, new in changes.items():
+        low = str(new).strip().lower() if isinstance(new, str) else None
+        if name in ("batch_size", "max_length", "lora_r") and low == "half":
+            current = before.get(name, {"batch_size": 8, "max_length": 1024, "lora_r": 8}[name])
+            after[name] = _half(current, name)
+        elif name == "grad_accum" and low in ("scaled", "scale", "keep_effective", "keep"):
+            continue  # resolved below, once the new batch size is known
+        elif name == "modules_to_save" and low in ("none", "", "[]", "null"):
+            after.pop("modules_to_save", None)
+        elif new is None:
+            after.pop(name, None)
+        else:
+            after[name] = new
+    accum = changes.get("grad_accum")
+    if isinstance(accum, str) and accum.strip().lower() in ("scaled", "scale", "keep_effective", "keep"):
+        old_b = as_int(before.get("batch_size", 8), "batch_size", 1)
+        old_a = as_int(before.get("grad_accum", 1), "grad_accum", 1)
+        new_b = as_int(after.get("batch_size", old_b), "batch_size", 1)
+        after["grad_accum"] = max(1, (old_b * old_a + new_b - 1) // new_b)
+    quant = str(after.get("quantization", "none")).lower()
+    if "quantization" in changes and quant == "4bit" and str(after.get("finetune_method", "lora")) in ("lora", "full"):
+        after["finetune_method"] = "qlora"
+    if "quantization" in changes and quant == "8bit" and str(after.get("finetune_method", "")) in ("full", "qlora"):
+        after["finetune_method"] = "lora"
+    if "quantization" in changes and quant == "none" and str(after.get("finetune_method", "")) == "qlora":
+        after["finetune_method"] = "lora"
+    if "gradient_checkpointing" in changes:
+        after.pop("gc_active", None)
+    if ("zero_stage" in changes or "offload" in changes) and str(after.get("distributed", "none")) in ("none", "ddp"):
+        after["distributed"] = "deepspeed"
+    return after
+
+
+@dataclass(frozen=True)
+class Saving:
+    """What one set of changes does to the estimate."""
+
+    bytes: int
+    """Expected device total before minus after (negative: the change costs memory)."""
+    before: Estimate
+    after: Estimate
+    unmodeled: tuple[str, ...]
+    """Changed facts the estimator does not model (their effect is not in ``bytes``)."""
+
+    @property
+    def allocated_bytes(self) -> int:
+        """The saving on the allocated peak alone."""
+        return self.before.peak_bytes - self.after.peak_bytes
+
+
+def saving_detail(facts: FactSet | Mapping[str, Any], changes: Mapping[str, Any],
+                  arch: Architecture | None = None, before: Estimate | None = None) -> Saving:
+    """:class:`Saving` of ``changes`` on the run ``facts`` describe."""
+    values = fact_values(facts)
+    first = before or estimate(values, arch)
+    try:
+        second = estimate(apply_changes(values, changes), arch)
+    except ValueError as exc:
+        raise ChangeError(f"cannot apply {dict(changes)}: {exc}") from None
+    unmodeled = tuple(sorted(set(changes) - MODELED))
+    return Saving(first.device_total.expected - second.device_total.expected, first, second, unmodeled)
+
+
+def saving(facts: FactSet | Mapping[str, Any], changes: Mapping[str, Any], arch: Architecture | None = None) -> int:
+    """Bytes that ``changes`` save on the run (expected device total before minus after)."""
+    return saving_detail(facts, changes, arch).bytes

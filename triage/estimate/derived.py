@@ -1,0 +1,50 @@
+"""Derived facts from the estimate (Source kind "derived"): what the diagnosis reasons with.
+
+* ``weights_exceed_gpu``: the weights alone are larger than the GPU's capacity;
+* ``does_not_fit_at_batch_1``: even per-device batch 1 (accumulation keeping the effective
+  batch) exceeds the GPU;
+* ``largest_component``: the biggest component at the peak;
+* ``estimated_peak_bytes``: the estimated allocated peak (``max_memory_allocated``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from triage.estimate.architecture import Architecture
+from triage.estimate.changes import apply_changes
+from triage.estimate.estimator import GiB, Estimate, estimate
+from triage.estimate.run import ModelUnknown, fact_values
+from triage.facts import Fact, FactSet, Source
+
+
+def derived_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None = None,
+                  est: Estimate | None = None) -> list[Fact]:
+    """Facts the estimate implies; empty when the model is unknown (nothing to size yet)."""
+    values = fact_values(facts)
+    try:
+        est = est or estimate(values, arch)
+    except ModelUnknown:
+        return []
+
+    def fact(name: str, value: bool | int | str, excerpt: str) -> Fact:
+        return Fact(name, value, Source("derived", excerpt=excerpt))
+
+    out = [
+        fact("estimated_peak_bytes", est.peak_bytes,
+             f"estimated allocated peak {est.peak_bytes / GiB:.2f} GiB ({est.peak.detail})"),
+        fact("largest_component", est.largest_component,
+             f"largest component at the peak: {est.largest_component} "
+             f"{est.components.get(est.largest_component, 0) / GiB:.2f} GiB"),
+    ]
+    cap = est.capacity_bytes
+    if cap is not None:
+        w = est.sizes["weights"].bytes
+        out.append(fact("weights_exceed_gpu", w > cap, f"weights {w / GiB:.2f} GiB vs GPU {cap / GiB:.2f} GiB"))
+        one = est if est.run.batch == 1 else estimate(apply_changes(values, {"batch_size": 1, "grad_accum": "scaled"}),
+                                                      arch)
+        out.append(fact("does_not_fit_at_batch_1", one.device_total.expected > cap,
+                        f"at batch 1: expected {one.device_total.expected / GiB:.2f} GiB on the device vs "
+                        f"{cap / GiB:.2f} GiB"))
+    return out

@@ -1,0 +1,205 @@
+"""The one entry point: read everything the user gave, merge the facts, say where each came from.
+
+Precedence when two inputs disagree: ``--fact`` > config > env report > log > symptom text;
+between inputs of the same kind the later one on the command line wins. Every disagreement
+is reported as a :class:`Conflict` naming what was believed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from packaging.version import InvalidVersion, Version
+
+from triage.facts import Fact
+from triage.ingest.config import read_config
+from triage.ingest.env import read_env
+from triage.ingest.errors import IngestError
+from triage.ingest.found import Found, to_facts
+from triage.ingest.lines import iter_file_lines, iter_text_lines, read_small
+from triage.ingest.log import read_log_lines
+from triage.ingest.sniff import sniff
+from triage.ingest.text import read_lines
+from triage.kb.models import FactSpec, FactType
+
+#: The higher, the more believed.
+RANK = {"symptom": 0, "log": 1, "env": 2, "config": 3, "cli": 4, "answer": 4}
+#: Cap of the text handed to text signals (symptoms first, then log excerpts).
+TEXT_LIMIT = 64 * 1024
+_SNIFF_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two inputs that disagree on a fact, and which one was believed."""
+
+    name: str
+    kept: Fact
+    dropped: Fact
+
+    def describe(self) -> str:
+        why = "said later" if RANK[self.kept.source.kind] == RANK[self.dropped.source.kind] else (
+            f"{self.kept.source.kind} beats {self.dropped.source.kind}")
+        return (f"{self.name}: {self.kept.source.describe()} says {self.kept.value}, "
+                f"{self.dropped.source.describe()} says {self.dropped.value}; "
+                f"believed {self.kept.source.describe()} ({why})")
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """Everything read from the inputs, ready for a session."""
+
+    facts: list[Fact]
+    text: str
+    unknown_keys: list[tuple[str, str]] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    read_as: list[tuple[str, str]] = field(default_factory=list)
+    """(path, kind) for every input file, e.g. ('train.log', 'log'), ('args.json', 'config:trl')."""
+
+
+def agree(spec: FactSpec | None, a: object, b: object) -> bool:
+    """Whether two values of a fact say the same thing (sizes within 10%, versions by prefix)."""
+    if a == b:
+        return True
+    kind = spec.type if spec is not None else None
+    if kind is FactType.bytes and isinstance(a, int) and isinstance(b, int):
+        return abs(a - b) <= 0.1 * max(abs(a), abs(b))
+    if kind is FactType.float and isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(a - b) <= 0.02 * max(abs(a), abs(b))
+    if kind is FactType.version:
+        try:
+            ra, rb = Version(str(a)).release, Version(str(b)).release
+        except InvalidVersion:
+            return False
+        short = min(len(ra), len(rb))
+        return ra[:short] == rb[:short]
+    if kind is FactType.text:
+        x, y = str(a).casefold(), str(b).casefold()
+        return x in y or y in x
+    return False
+
+
+@dataclass
+class _Merger:
+    specs: Mapping[str, FactSpec]
+    chosen: dict[str, Fact] = field(default_factory=dict)
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    def add(self, fact: Fact) -> None:
+        current = self.chosen.get(fact.name)
+        if current is None:
+            self.chosen[fact.name] = fact
+            return
+        new_rank, old_rank = RANK.get(fact.source.kind, 0), RANK.get(current.source.kind, 0)
+        same_input = current.source.path == fact.source.path and current.source.kind == fact.source.kind
+        wins = new_rank > old_rank or (new_rank == old_rank and not same_input)
+        if agree(self.specs.get(fact.name), current.value, fact.value):
+            if wins and new_rank > old_rank:
+                self.chosen[fact.name] = fact
+            return
+        kept, dropped = (fact, current) if wins else (current, fact)
+        self.chosen[fact.name] = kept
+        self.conflicts.append(Conflict(fact.name, kept, dropped))
+
+
+def _claim_stdin(path: str, used: list[bool]) -> None:
+    if path == "-":
+        if used[0]:
+            raise IngestError("- (standard input) can be read only once; give the other inputs as files")
+        used[0] = True
+
+
+def _sniff_file(path: str) -> str:
+    if path == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)
+        sample = peek(_SNIFF_BYTES)[:_SNIFF_BYTES] if peek is not None else b""
+        return sniff(sample.decode("utf-8", errors="replace"), "-")
+    try:
+        with open(path, "rb") as fh:
+            sample = fh.read(_SNIFF_BYTES)
+    except OSError as exc:
+        raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return sniff(sample.decode("utf-8", errors="replace"), path)
+
+
+def gather(
+    specs: Mapping[str, FactSpec],
+    *,
+    symptoms: Sequence[str] = (),
+    logs: Sequence[str] = (),
+    envs: Sequence[str] = (),
+    configs: Sequence[str] = (),
+    inputs: Sequence[str] = (),
+    cli_facts: Iterable[Fact] = (),
+) -> Gathered:
+    """Read every input and merge the facts; raises :class:`IngestError` for an unreadable file."""
+    stdin_used = [False]
+    merger = _Merger(specs)
+    notes: list[str] = []
+    unknown: list[tuple[str, str]] = []
+    read_as: list[tuple[str, str]] = []
+    excerpts: list[str] = []
+
+    def take(found: Iterable[Found], kind: str, path: str | None) -> None:
+        facts, problems = to_facts(specs, found, kind, path)
+        notes.extend(problems)
+        for fact in facts:
+            merger.add(fact)
+
+    for text in symptoms:
+        if not text:
+            continue
+        reading = read_log_lines(iter_text_lines(text))
+        take(reading.found, "symptom", None)
+        take(read_lines(iter_text_lines(text)), "symptom", None)
+        take([f for f in read_env(iter_text_lines(text)) if f.name != "other_process_bytes"], "symptom", None)
+
+    jobs = [(p, "log") for p in logs] + [(p, "env") for p in envs] + [(p, "config") for p in configs]
+    for path in inputs:
+        _claim_stdin(path, stdin_used)
+        stdin_used[0] = False  # claimed again below, once
+        jobs.append((path, _sniff_file(path)))
+    for path, kind in sorted(jobs, key=lambda job: RANK[job[1]]):
+        _claim_stdin(path, stdin_used)
+        name = "<stdin>" if path == "-" else path
+        if kind == "log":
+            reading = read_log_lines(iter_file_lines(path))
+            take(reading.found, "log", name)
+            take(read_lines((ln.number, ln.text) for w in reading.digest.windows[-1:] for ln in w
+                            if "Traceback" not in ln.text), "log", name)
+            excerpts.append(reading.excerpt)
+            read_as.append((name, "log"))
+            if reading.digest.lines_read == 0:
+                notes.append(f"{name}: empty")
+        elif kind == "env":
+            found = read_env(iter_file_lines(path))
+            take(found, "env", name)
+            read_as.append((name, "env"))
+            if not found:
+                notes.append(f"{name}: no versions, GPUs or platform found in this environment report")
+        else:
+            config = read_config(read_small(path), name)
+            take(config.found, "config", name)
+            unknown.extend((name, key) for key in config.unknown_keys)
+            notes.extend(config.notes)
+            read_as.append((name, f"config:{config.kind}"))
+
+    for fact in cli_facts:
+        merger.add(fact)
+
+    text = "\n".join(s for s in symptoms if s)
+    for part in excerpts:
+        if len(text) >= TEXT_LIMIT:
+            break
+        text = f"{text}\n{part}" if text else part
+    return Gathered(
+        facts=list(merger.chosen.values()),
+        text=text[:TEXT_LIMIT],
+        unknown_keys=unknown,
+        conflicts=merger.conflicts,
+        notes=notes,
+        read_as=read_as,
+    )

@@ -1,0 +1,156 @@
+"""Read text line by line in bounded memory, whatever the bytes are.
+
+Every reader gets its lines from here: files or standard input are streamed,
+the encoding is guessed from a sample (BOMs, UTF-8, GB18030, else UTF-8 with
+replacement characters), ANSI colour codes and control characters are
+removed, ``[rank0]:`` prefixes are dropped, and tqdm's carriage-return updates
+are split into segments that keep the physical line number an editor shows.
+A physical line longer than :data:`MAX_LINE` characters keeps its head and
+its tail (where tqdm's last update is), never its whole body.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import sys
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from triage.ingest.errors import IngestError
+
+#: Characters of one physical line kept from its head (and again from its tail).
+MAX_LINE = 16_384
+_SAMPLE = 1 << 16
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_RANK_PREFIX = re.compile(r"^\[(?:rank|default)\d+\]:\s?")
+
+
+def clean(segment: str) -> str:
+    """One segment without colour codes, control characters or a rank prefix."""
+    if "\x1b" in segment:
+        segment = _ANSI.sub("", segment)
+    segment = _CONTROL.sub("", segment)
+    if segment.startswith("["):
+        segment = _RANK_PREFIX.sub("", segment)
+    return segment.rstrip()
+
+
+def split_segments(line: str) -> list[str]:
+    """A physical line split at carriage returns (tqdm redraws), cleaned; empty segments dropped."""
+    if "\r" not in line:
+        text = clean(line)
+        return [text] if text else []
+    out = []
+    for part in line.split("\r"):
+        text = clean(part)
+        if text:
+            out.append(text)
+    return out
+
+
+def guess_encoding(sample: bytes) -> str:
+    """The encoding of a file, judged from its first bytes."""
+    if sample.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if sample.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    for encoding in ("utf-8", "gb18030"):
+        try:
+            codecs.getincrementaldecoder(encoding)().decode(sample, final=False)
+        except UnicodeDecodeError:
+            continue
+        return encoding
+    return "utf-8"
+
+
+def iter_text_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, segment) for an in-memory text, e.g. the symptom the user pasted."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if len(line) > 2 * MAX_LINE:
+            line = line[:MAX_LINE] + "\r" + line[-MAX_LINE:]
+        for segment in split_segments(line):
+            yield number, segment
+
+
+def _iter_stream(binary: BinaryIO, encoding: str) -> Iterator[tuple[int, str]]:
+    stream = io.TextIOWrapper(binary, encoding=encoding, errors="replace", newline="\n")
+    try:
+        yield from _iter_wrapped(stream)
+    finally:
+        stream.detach()  # the caller owns (and closes) the binary stream
+
+
+def _iter_wrapped(stream: io.TextIOWrapper) -> Iterator[tuple[int, str]]:
+    number = 0
+    while True:
+        line = stream.readline(MAX_LINE)
+        if not line:
+            return
+        number += 1
+        if not line.endswith("\n") and len(line) >= MAX_LINE:
+            # An overlong physical line: keep its head and its last MAX_LINE characters.
+            tail = ""
+            while True:
+                more = stream.readline(MAX_LINE)
+                if not more:
+                    break
+                tail = (tail + more)[-MAX_LINE:]
+                if more.endswith("\n"):
+                    break
+            if tail:
+                line = line + "\r" + tail
+        for segment in split_segments(line.rstrip("\n")):
+            yield number, segment
+
+
+def open_binary(path: str) -> BinaryIO:
+    """Open ``path`` ('-' is standard input) for reading bytes, or raise :class:`IngestError`."""
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb", buffering=_SAMPLE)
+    except IsADirectoryError:
+        raise IngestError(f"cannot read {path}: it is a directory") from None
+    except OSError as exc:
+        raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def iter_file_lines(path: str) -> Iterator[tuple[int, str]]:
+    """(line number, segment) for a file or '-' (standard input), streamed in bounded memory."""
+    binary = open_binary(path)
+    try:
+        try:
+            peek = getattr(binary, "peek", None)
+            sample = peek(_SAMPLE)[:_SAMPLE] if peek is not None else b""
+        except OSError as exc:
+            raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
+        encoding = guess_encoding(sample)
+        try:
+            yield from _iter_stream(binary, encoding)
+        except OSError as exc:
+            raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
+    finally:
+        if path != "-":
+            binary.close()
+
+
+def read_small(path: str, limit: int = 8 * 1024 * 1024) -> str:
+    """The whole text of a small file (a config), decoded like the logs; too big -> IngestError."""
+    binary = open_binary(path)
+    try:
+        try:
+            data = binary.read(limit + 1)
+        except OSError as exc:
+            raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
+    finally:
+        if path != "-":
+            binary.close()
+    if len(data) > limit:
+        raise IngestError(f"{path} is larger than {limit // (1024 * 1024)} MiB; that is not a config file")
+    return data.decode(guess_encoding(data[:_SAMPLE]), errors="replace")

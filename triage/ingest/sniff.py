@@ -1,0 +1,46 @@
+"""Tell what kind of file ``--input FILE`` is: a log, an environment report, or a config."""
+
+from __future__ import annotations
+
+import re
+
+from triage.ingest.config import detect_kind, parse_config_text
+from triage.ingest.errors import IngestError
+
+_ENV_MARKERS = re.compile(
+    r"Copy-and-paste the text below in your GitHub issue|^- `?transformers`? version:|^- `Accelerate` version:"
+    r"|^PyTorch version: |^Is debug build: |^GPU models and configuration:|NVIDIA-SMI \d|^Package\s+Version\s*$"
+    r"|^Versions of relevant libraries:",
+    re.MULTILINE | re.IGNORECASE,
+)
+_PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:==|\s{2,})[0-9][^\s]*\s*$", re.MULTILINE)
+_LOG_MARKERS = re.compile(
+    r"Traceback \(most recent call last\)|out of memory|OutOfMemoryError|\d+%\|.*\|\s*\d+/\d+|\bINFO\b|\bWARNING\b",
+)
+
+
+def sniff(sample: str, name: str = "") -> str:
+    """'log', 'env' or 'config' for the first part of a file (and its name as a hint)."""
+    low_name = name.lower()
+    if _LOG_MARKERS.search(sample):
+        return "log"
+    if _ENV_MARKERS.search(sample):
+        return "env"
+    lines = [line for line in sample.splitlines() if line.strip()]
+    if lines and sum(1 for line in lines if _PIN.match(line)) >= max(3, int(0.8 * len(lines))):
+        return "env"
+    if low_name.endswith((".json", ".yaml", ".yml")) or sample.lstrip().startswith(("{", "---")):
+        try:
+            data = parse_config_text(sample, name or "input")
+        except IngestError:
+            return "log"
+        if isinstance(data, dict):
+            return "config"
+    if re.match(r"^\s*[A-Za-z_][\w.-]*\s*:\s*\S", sample) and not low_name.endswith((".log", ".txt", ".out", ".err")):
+        try:
+            data = parse_config_text(sample, name or "input")
+        except IngestError:
+            return "log"
+        if isinstance(data, dict) and detect_kind(data) != "generic":
+            return "config"
+    return "log"

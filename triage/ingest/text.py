@@ -1,0 +1,405 @@
+# ruff: noqa: E501  (bilingual pattern tables: CJK characters count double towards the line length)
+"""Read free text, English and Chinese: what the user wrote around (or instead of) their logs.
+
+Patterns for the things people say ("bs=4", "max_length 2048", "A100 80GB", "Qwen2.5-7B",
+"transformers 4.31", "序列长度2048", "显存24G", "训练到第100步OOM", "评估时爆显存"), config keys
+written inline (``--cutoff_len 4096``), and on/off statements with their negations
+("梯度检查点已开启", "没开gradient checkpointing", "without packing"), with fuzzy matching
+(rapidfuzz) for misspelt vocabulary. A number without a word that says what it is never
+becomes a fact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from triage.ingest.config import RULES
+from triage.ingest.found import Found, excerpt
+from triage.ingest.gpus import CATALOGUE, GiB
+from triage.ingest.lines import iter_text_lines
+
+_I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
+_SEP = r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|为|是|设为|设置为|设成|到)?\s*"
+
+#: Config keys people paste inline, as ``--key value``, ``key=value`` or ``key: value``.
+INLINE_KEYS = (
+    "per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps", "max_seq_length",
+    "max_length", "cutoff_len", "sequence_len", "block_size", "model_max_length", "max_new_tokens", "num_beams",
+    "gradient_checkpointing", "disable_gradient_checkpointing", "optim", "lora_r", "lora_rank", "lora_target",
+    "micro_batch_size", "eval_accumulation_steps", "quantization_bit", "finetuning_type", "attn_implementation",
+    "flash_attn", "packing", "sample_packing", "group_by_length", "torch_dtype", "load_in_4bit", "load_in_8bit",
+    "bf16", "fp16", "use_cache", "deepspeed", "eval_strategy", "evaluation_strategy", "do_eval", "padding",
+    "target_modules", "lora_target_modules", "modules_to_save",
+)  # fmt: skip
+_INLINE = re.compile(
+    r"(?<![\w.])(?:--)?(" + "|".join(sorted(INLINE_KEYS, key=len, reverse=True)) + r")\b"
+    r"(?:(?:\s*[=:：]\s*|\s+)(?!-)([\w./+\-\[\],'\"]+))?",
+    _I,
+)
+_BOOL_FLAG = {"gradient_checkpointing", "disable_gradient_checkpointing", "packing", "sample_packing",
+              "group_by_length", "load_in_4bit", "load_in_8bit", "bf16", "fp16", "do_eval", "use_cache"}
+
+_SKIP_LINE = re.compile(r"Tried to allocate|total capacity|already allocated|^\s*File \"|^\s*│|Traceback \(most")
+_HINT = re.compile(r"If reserved (?:but unallocated )?memory is [^.]*?(?:try setting|try)[^.]*\.(?:\s*See[^.]*\.)?", _I)
+
+_NEGATE = re.compile(
+    r"\b(?:no|not|without|w/o|didn'?t|did not|don'?t|do not|haven'?t|hasn'?t|isn'?t|wasn'?t|never|disabled?|"
+    r"off|false|turned off)\b|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|禁用|否",
+    _I,
+)
+_AFFIRM = re.compile(
+    r"\b(?:with|using|use[ds]?|enabled?|turned on|on|true|yes|activated?|already|set)\b|已开启|已经开启|开启|开了|打开|"
+    r"启用|用了|使用|已开|开着|已设置|设置了|已经设置",
+    _I,
+)
+
+
+@dataclass(frozen=True)
+class Toggle:
+    """An on/off vocabulary term: its regex, a phrase for fuzzy matching, and what on/off mean."""
+
+    pattern: re.Pattern[str]
+    phrase: str | None
+    on: list[tuple[str, object]]
+    off: list[tuple[str, object]]
+
+
+TOGGLES = (
+    Toggle(re.compile(r"gradient[ _-]?checkpoint(?:ing|s)?|grad(?:ient)?[ _-]?ckpt|activation[ _-]checkpointing|"
+                      r"梯度检查点|梯度checkpoint", _I),
+           "gradient checkpointing", [("gradient_checkpointing", True)], [("gradient_checkpointing", False)]),
+    Toggle(re.compile(r"expandable[ _]segments(?::\s*true)?", _I), "expandable segments",
+           [("expandable_segments", True)], [("expandable_segments", False)]),
+    Toggle(re.compile(r"\b(?:sample[ _])?packing\b|序列打包|样本打包", _I), None, [("packing", True)], [("packing", False)]),
+    Toggle(re.compile(r"flash[ _-]?attn(?:[ _-]?2)?|flash[ _-]?attention(?:[ _-]?2)?|\bfa2\b", _I), "flash attention",
+           [("attn_implementation", "flash_attention_2")], []),
+    Toggle(re.compile(r"\bdeepspeed\b", _I), None, [("distributed", "deepspeed")], []),
+    Toggle(re.compile(r"\bfsdp\b", _I), None, [("distributed", "fsdp")], []),
+    Toggle(re.compile(r"\b(?:cpu[ _-]?)?offload(?:ing)?\b|卸载到\s*cpu", _I), None, [("offload", True)], [("offload", False)]),
+    Toggle(re.compile(r"group[ _]by[ _]length", _I), None, [("group_by_length", True)], [("group_by_length", False)]),
+    Toggle(re.compile(r"use[ _]cache", _I), None, [("use_cache", True)], [("use_cache", False)]),
+)
+
+Extract = Callable[[re.Match[str]], list[tuple[str, object]]]
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
+    value, k = m.group("n"), m.group("k")
+    number = _num(value) * (1024 if k else 1)
+    return [("max_length", int(number))] if number >= 16 else []
+
+
+def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
+    gib = _num(m.group("n"))
+    return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 256 else []
+
+
+def _ram(m: re.Match[str]) -> list[tuple[str, object]]:
+    return [("host_ram_bytes", int(_num(m.group("n")) * GiB))]
+
+
+def _params(m: re.Match[str]) -> list[tuple[str, object]]:
+    value = _num(m.group("n"))
+    return [("model_params_b", value)] if 0.01 <= value <= 2000 else []
+
+
+def _count(word: str) -> int | None:
+    words = {"one": 1, "two": 2, "three": 3, "four": 4, "eight": 8, "single": 1, "dual": 2,
+             "单": 1, "一": 1, "双": 2, "两": 2, "二": 2, "三": 3, "四": 4, "八": 8}
+    return int(word) if word.isdigit() else words.get(word.lower())
+
+
+def _gpus(m: re.Match[str]) -> list[tuple[str, object]]:
+    count = _count(m.group("n"))
+    return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
+
+
+_MOE = {(8, 7): 46.7, (8, 22): 141.0, (8, 3): 13.0}
+
+
+def _moe(m: re.Match[str]) -> list[tuple[str, object]]:
+    key = (int(m.group(1)), int(m.group(2)))
+    return [("model_params_b", _MOE[key])] if key in _MOE else []
+
+
+def _simple(name: str, value: object | None = None, group: str = "n") -> Extract:
+    def extract(m: re.Match[str]) -> list[tuple[str, object]]:
+        return [(name, value if value is not None else m.group(group))]
+
+    return extract
+
+
+_VERSION_NAMES = {"transformers": "transformers_version", "torch": "torch_version", "pytorch": "torch_version",
+                  "peft": "peft_version", "trl": "trl_version", "accelerate": "accelerate_version",
+                  "bitsandbytes": "bitsandbytes_version", "bnb": "bitsandbytes_version",
+                  "deepspeed": "deepspeed_version", "flashattn": "flash_attn_version",
+                  "flashattention": "flash_attn_version"}
+
+
+def _version(m: re.Match[str]) -> list[tuple[str, object]]:
+    key = re.sub(r"[-_ ]", "", m.group("pkg").lower())
+    return [(_VERSION_NAMES[key], m.group("v"))] if key in _VERSION_NAMES else []
+
+
+_OPTIMIZERS = {"8-bit adam": "adamw_8bit", "8bit adam": "adamw_8bit", "8 bit adam": "adamw_8bit"}
+
+
+def _optimizer(m: re.Match[str]) -> list[tuple[str, object]]:
+    text = m.group(0).lower()
+    return [("optimizer", _OPTIMIZERS.get(text, text))]
+
+
+_TRAINERS = {"dpo": "dpo", "sft": "sft", "ppo": "ppo", "kto": "kto", "orpo": "orpo", "grpo": "grpo",
+             "reward model": "reward", "reward modeling": "reward", "sfttrainer": "sft", "dpotrainer": "dpo",
+             "grpotrainer": "grpo", "ppotrainer": "ppo", "奖励模型": "reward"}
+
+
+def _trainer(m: re.Match[str]) -> list[tuple[str, object]]:
+    value = _TRAINERS.get(m.group(0).lower().strip())
+    return [("trainer_type", value)] if value else []
+
+
+_PHASES = (
+    ("evaluation", r"\b(?:during|while|when|at|in)\s+(?:the\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
+                   r"prediction|predicting)\b|评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时"),
+    ("generation", r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
+                   r"model\.generate|\bgenerate\(\)|生成时|生成的时候|推理时|推理的时候"),
+    ("saving", r"\b(?:during|while|when|at)\s+(?:the\s+)?(?:saving|save|checkpoint saving|checkpointing)\b|"
+               r"save_pretrained|save_model|保存(?:模型|权重|checkpoint|检查点)?(?:时|的时候)"),
+    ("merging", r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|合并(?:权重|模型|lora|LoRA)?(?:时|的时候)"),
+    ("loading", r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|\bloading the model\b|"
+                r"加载模型(?:时|的时候)|加载(?:时|的时候)|载入模型"),
+    ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
+    ("optimizer", r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)"),
+    ("forward", r"\b(?:during|in)\s+(?:the\s+)?forward(?:\s+pass)?\b|前向传播"),
+)
+
+_GPU_NAMES = "|".join(p.pattern for p, _ in CATALOGUE)
+_GPU_MEMORY_SIZES = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 44, 48, 64, 80, 94, 96, 128, 141, 192)
+
+#: (regex, extractor); applied to each line in order, the first mention of a fact wins.
+_PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
+        (r"(?:eval(?:uation)?[ _-]?batch[ _-]?size|评估批(?:次)?大小)" + _SEP + r"(?P<n>\d+)\b",
+         _simple("eval_batch_size")),
+        (r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )"
+         r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?(?:batch[ _-]?size|\bbs\b|批(?:次|量)?大小|批大小)" + _SEP +
+         r"(?P<n>\d+)\b", _simple("batch_size")),
+        (r"(?:grad(?:ient)?[ _-]?acc(?:um(?:ulation)?)?(?:[ _-]?steps)?|梯度累[积加计](?:步数)?)" + _SEP + r"(?P<n>\d+)\b",
+         _simple("grad_accum")),
+        (r"(?:max[ _-]?(?:seq(?:uence)?[ _-]?)?len(?:gth)?|seq(?:uence)?[ _-]?len(?:gth)?|context[ _-]?(?:length|len|window)|"
+         r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度)" + _SEP + r"(?P<n>\d[\d,]*)(?P<k>\s?[kK]\b)?",
+         _tokens),
+        (r"(?<![\w.])(?P<n>\d+)(?P<k>[kK])\s*(?:context|ctx|tokens|序列|上下文|长度)", _tokens),
+        (r"max[ _]new[ _]tokens" + _SEP + r"(?P<n>\d+)", _simple("max_new_tokens")),
+        (r"num[ _]beams" + _SEP + r"(?P<n>\d+)|(?<![\w.])(?P<b>\d+)\s*beams\b",
+         lambda m: [("num_beams", m.group("n") or m.group("b"))]),
+        (r"(?:\blora[ _-]?r(?:ank)?|\blora\s+rank|\brank of lora|lora\s*的?秩)" + _SEP + r"(?P<n>\d+)\b", _simple("lora_r")),
+        (r"(?P<pkg>transformers|pytorch|torch|peft|trl|accelerate|bitsandbytes|bnb|deepspeed|flash[-_ ]?attn|"
+         r"flash[-_ ]attention)\s*(?:version|版本)?\s*(?:==|=|:|：|\bis\b|是|为)?\s*v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
+         _version),
+        (r"(?:显存|vram|gpu memory|gpu mem)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b", _gpu_memory),
+        (r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:显存|vram|gpu memory|of vram|gpu\b|card|显卡|卡)",
+         _gpu_memory),
+        (r"(?:内存|system ram|host ram|\bram\b|cpu memory)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
+         _ram),
+        (r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:of\s+)?(?:的)?\s*(?:ram\b|内存|system memory|host memory)", _ram),
+        (r"(?<![\w.])(\d+)\s*[x×]\s*(\d+)\s*b\b", _moe),
+        (r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?\b(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
+         _params),
+        (r"(?:(?P<n>\d+|one|two|three|four|eight|single|dual)\s*(?:x\s*|×\s*)?(?:gpus|gpu|cards|\*\s*(?:" + _GPU_NAMES +
+         r")))|(?P<n2>[单双两二三四八\d]+)\s*张?\s*(?:卡|显卡|gpu)", lambda m: _gpus_any(m)),
+        (r"\b(?:adamw_torch_fused|adamw_torch|adamw_hf|adamw_bnb_8bit|adamw_8bit|paged_adamw_8bit|paged_adamw_32bit|"
+         r"paged_lion_8bit|lion_8bit|adafactor|galore_adamw\w*|adamw_apex_fused|adamw_anyprecision|adalomo|lomo|"
+         r"8[- ]?bit adam)\b", _optimizer),
+        (r"(?-i:\b(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer)\b(?!\.\w))"
+         r"|\breward model(?:ing)?\b|奖励模型",
+         _trainer),
+        (r"\bQ[- ]?LoRA\b", lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")]),
+        (r"(?<![qQ\w-])LoRA\b", _simple("finetune_method", "lora")),
+        (r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|全参(?:数)?(?:微调)?|全量微调",
+         _simple("finetune_method", "full")),
+        (r"\bfreeze[- ]tuning\b|冻结微调", _simple("finetune_method", "freeze")),
+        (r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b", _simple("quantization", "4bit")),
+        (r"\b(?:load[_ ]in[_ ]8bit|8[- ]?bit|int8|8位量化)\b(?!\s*(?:adam|optim|lion))", _simple("quantization", "8bit")),
+        (r"\b(bf16|fp16)\b", lambda m: [("mixed_precision", m.group(1).lower())]),
+        (r"\bsdpa\b", _simple("attn_implementation", "sdpa")),
+        (r"\beager attention\b|attn_implementation\s*=\s*['\"]?eager", _simple("attn_implementation", "eager")),
+        (r"\bzero[- _]?(?:stage[- _]?)?([123])\b|\bzero([123])\b",
+         lambda m: [("distributed", "deepspeed"), ("zero_stage", m.group(1) or m.group(2))]),
+        (r"\bLLaMA[- ]?Factory\b|\bllamafactory\b", _simple("framework", "llama_factory")),
+        (r"\baxolotl\b", _simple("framework", "axolotl")),
+        (r"\bunsloth\b", _simple("framework", "unsloth")),
+        (r"\b(?:HF|huggingface|transformers)\s+Trainer\b|\bSeq2SeqTrainer\b", _simple("framework", "hf_trainer")),
+        (r"\bWSL2?\b", _simple("os", "wsl")),
+        (r"\bwindows\b", _simple("os", "windows")),
+        (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
+        (r"\bmac ?os\b|\bmacbook\b|\bapple m[1-4]\b", _simple("os", "macos")),
+        (r"第\s*(?P<n>\d+)\s*(?:个)?\s*(?:step|步)", _simple("oom_step")),
+        (r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*(?P<n>\d+)\b|"
+         r"\bafter\s+(?P<a>\d+)\s+(?:training\s+)?steps\b|\bstep\s+(?P<s>\d+)\b",
+         lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("s"))]),
+        (r"\b(?:the\s+)?(?:very\s+)?first\s+(?:training\s+)?step\b|第一步|一开始(?:训练)?就", _simple("oom_step", 0)),
+)
+PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I), f) for p, f in _PATTERN_TABLE)
+
+
+def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
+    raw = m.group("n") or m.group("n2")
+    if raw is None:
+        return []
+    count = _count(raw) if len(raw) == 1 or raw.isdigit() else None
+    return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
+
+
+_MODEL_FAMILIES = (r"llama|qwen|mistral|mixtral|gemma|phi|baichuan|chatglm|glm|yi|deepseek|internlm|falcon|bloom|"
+                   r"opt|gpt2|gpt-j|gpt-neox|pythia|olmo|tinyllama|codellama|vicuna|starcoder|minicpm|smollm")
+_HUB_ID = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")[\w.-]*)", _I)
+_MODEL_NAME = re.compile(
+    r"(?<![\w/.-])((?:meta-)?(?:" + _MODEL_FAMILIES + r")[\w.]*(?:-[\w.]+)*?-\d+(?:\.\d+)?[bBmM](?:-[\w.]+)*)(?![\w.])",
+    _I,
+)
+_SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
+_GPU_AFTER = re.compile(r"^\s*[-(（]?\s*(?:pcie|sxm\d?|nvl)?[- ]?(?P<n>\d+)\s*(?:G|GB|GiB)\b", _I)
+
+
+def _near(text: str, start: int, end: int, pattern: re.Pattern[str], before: int = 24, after: int = 16) -> bool:
+    return bool(pattern.search(text[max(0, start - before):start]) or pattern.search(text[end:end + after]))
+
+
+def _toggle_state(line: str, start: int, end: int) -> bool | None:
+    """On (True), off (False) or unsaid (None) for a term at line[start:end]."""
+    before = line[max(0, start - 24):start]
+    after = line[end:end + 20]
+    term = line[start:end].lower()
+    if term.endswith(":true") or re.match(r"\s*[:=]\s*(?:true|1)\b", after, _I):
+        return True
+    if re.match(r"\s*[:=]\s*(?:false|0)\b", after, _I):
+        return False
+    if _NEGATE.search(before) or re.match(r"\s*(?:is|was)?\s*(?:not|off|disabled|false)\b|\s*(?:没|未|关|不)", after, _I):
+        return False
+    if _AFFIRM.search(before) or re.match(r"\s*(?:is|was)?\s*(?:on|enabled|true|set)\b|\s*(?:已|开|打开|启用)", after, _I):
+        return True
+    return None
+
+
+def _fuzzy_span(low: str, phrase: str) -> tuple[int, int] | None:
+    from rapidfuzz import fuzz
+
+    if len(low) < len(phrase) // 2:
+        return None
+    found = fuzz.partial_ratio_alignment(phrase, low, score_cutoff=88)
+    return None if found is None else (found.dest_start, found.dest_end)
+
+
+def _inline(m: re.Match[str]) -> list[tuple[str, object]]:
+    key = m.group(1).lower()
+    raw = m.group(2)
+    if raw is None or raw.lower() in ("and", "or", "to", "is"):
+        return RULES[key](True) if key in _BOOL_FLAG and m.group(0).startswith("--") else []
+    value: object = raw.strip("'\",")
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if key in ("target_modules", "lora_target_modules", "modules_to_save") and isinstance(value, str):
+        value = [v for v in re.split(r"[\[\],'\"\s]+", value) if v] or value
+    try:
+        return RULES[key](value)
+    except (TypeError, ValueError):
+        return []
+
+
+def read_text(text: str) -> list[Found]:
+    """Facts stated in free text, first mention of each fact wins, with line numbers and excerpts."""
+    return read_lines(iter_text_lines(text))
+
+
+def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
+    """:func:`read_text` over already split (line number, segment) pairs."""
+    out: dict[str, Found] = {}
+
+    def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
+        for name, value in pairs:
+            if name not in out:
+                out[name] = Found(name, value, number, excerpt(said), note)
+
+    for number, raw_line in lines:
+        if _SKIP_LINE.search(raw_line):
+            continue
+        line = _HINT.sub(" ", raw_line)
+        if not line.strip():
+            continue
+        low = line.lower()
+        for m in _INLINE.finditer(line):
+            put(_inline(m), number, m.group(0))
+        for toggle in TOGGLES:
+            hit = toggle.pattern.search(line)
+            span = (hit.start(), hit.end()) if hit else None
+            if span is None and toggle.phrase and len(low) >= 8 and toggle.phrase.split()[0][:4] in low:
+                span = _fuzzy_span(low, toggle.phrase)
+            if span is None:
+                continue
+            state = _toggle_state(line, *span)
+            if state is True:
+                put(toggle.on, number, line)
+            elif state is False:
+                put(toggle.off, number, line)
+        for phase, phase_pattern in _PHASES:
+            if re.search(phase_pattern, line, _I):
+                put([("phase", phase)], number, line)
+                break
+        _models(line, number, put)
+        _gpu_names(line, number, put)
+        for pattern, extract in PATTERNS:
+            for m in pattern.finditer(line):
+                try:
+                    pairs = extract(m)
+                except (ValueError, KeyError, IndexError):
+                    pairs = []
+                if pairs:
+                    put(pairs, number, m.group(0))
+    return list(out.values())
+
+
+def _models(line: str, number: int, put: Callable[[list[tuple[str, object]], int, str], None]) -> None:
+    m = _HUB_ID.search(line) or _MODEL_NAME.search(line)
+    if not m:
+        return
+    name = m.group(1).rstrip(".,;:")
+    pairs: list[tuple[str, object]] = [("model_name", name)]
+    size = _SIZE_IN_NAME.search(name.split("/")[-1])
+    if size:
+        pairs.append(("model_params_b", float(size.group(1))))
+    put(pairs, number, name)
+
+
+def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
+    low = line.lower()
+    for pattern, model in CATALOGUE:
+        m = pattern.search(low)
+        if not m:
+            continue
+        before, after = low[max(0, m.start() - 1):m.start()], low[m.end():m.end() + 1]
+        if before in ("/", ".") or after in ("/", "步") or re.match(r"\s*(?:steps?|步|it)\b", low[m.end():]):
+            continue
+        pairs: list[tuple[str, object]] = [("gpu_name", model.name)]
+        stated = _GPU_AFTER.match(line[m.end():])
+        note = None
+        if stated and int(stated.group("n")) in _GPU_MEMORY_SIZES:
+            pairs.append(("gpu_memory_bytes", int(stated.group("n")) * GiB))
+        elif len(model.memory_gib) == 1:
+            pairs.append(("gpu_memory_bytes", model.memory_gib[0] * GiB))
+            note = f"the memory of a {model.name}"
+        if model.capability is not None:
+            pairs.append(("compute_capability", model.capability))
+        put(pairs[:1], number, line[m.start():m.end() + 12])
+        put(pairs[1:], number, line[m.start():m.end() + 12], note)
+        return
+    m = re.search(r"(?<![\w.])(?P<n>\d+)\s*(?:G|GB)\b(?!\s*(?:ram|内存|disk|硬盘|ssd|的内存|memory of ram))", line, _I)
+    if m and int(m.group("n")) in _GPU_MEMORY_SIZES and not re.search(r"内存|\bram\b|disk|硬盘|model|模型", line, _I):
+        put([("gpu_memory_bytes", int(m.group("n")) * GiB)], number, m.group(0),
+            "a memory size alone, read as the GPU's")

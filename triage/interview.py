@@ -1,0 +1,511 @@
+"""The interview: one question at a time, answers by key or in the user's own words.
+
+A pure-Python state machine shared by the TUI and ``triage ask``. It never
+chooses a question itself: after every turn it re-diagnoses the session and
+takes the engine's best question (highest expected information gain, ties to
+the easier one, :mod:`triage.engine.questions`), skipping facts the user said
+they don't know. It stops when the engine says nothing is worth asking.
+
+The state is the list of :class:`Turn` objects; facts and text are replayed
+from it, so going back or changing an earlier answer is just editing that
+list. Free text goes through :func:`read_text`, the one adapter to the
+readers in :mod:`triage.ingest` (used when they are installed; otherwise the
+text only joins the session's text, where cause signals still match it).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from triage.engine.conditions import leaves
+from triage.engine.diagnose import Diagnosis, Session, diagnose
+from triage.engine.questions import Question, QuestionPlanner, candidate_values, should_stop
+from triage.engine.scoring import Scorer, evidence_of
+from triage.facts import Fact, FactError, FactSet, Source, Value, coerce
+from triage.kb.loader import KnowledgeBase
+from triage.kb.models import FactSpec, FactType
+
+LANGS = ("en", "zh")
+#: The key that answers "don't know".
+DONT_KNOW_KEY = "0"
+
+_WORDS: dict[str, dict[str, str]] = {
+    "yes": {"en": "yes", "zh": "是"},
+    "no": {"en": "no", "zh": "否"},
+    "dont_know": {"en": "don't know", "zh": "不知道"},
+    "took": {"en": "I took from that", "zh": "我从中读取到"},
+    "kept": {
+        "en": "I found no facts in that; I keep it as context (it still counts as evidence).",
+        "zh": "没有从中读取到事实；已作为上下文保留（仍会作为证据）。",
+    },
+}
+_DONT_KNOW = {
+    "?",
+    "idk",
+    "dunno",
+    "don't know",
+    "dont know",
+    "do not know",
+    "not sure",
+    "unsure",
+    "不知道",
+    "不清楚",
+    "不确定",
+}
+_YES_WORDS = ("yes", "yep", "yeah", "y", "true", "on", "enabled", "sure", "correct")
+_NO_WORDS = ("no", "nope", "n", "false", "off", "disabled", "not")
+#: Chinese answers have no spaces: these openings say yes or no ("没开", "开了").
+_NO_PREFIXES = ("没", "不", "未", "否", "关", "无")
+_YES_PREFIXES = ("是", "对", "开了", "开启了", "开着", "有", "已开")
+
+
+class InterviewError(ValueError):
+    """An answer that cannot be used: a bad value, an unknown key, or nothing to answer."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A quick reply to a question: the key to press, the value it answers, and its label."""
+
+    key: str
+    value: Value | None
+    """None means "don't know"."""
+    label: str
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What was read from free text or input files."""
+
+    facts: tuple[Fact, ...] = ()
+    text: str = ""
+    """The text to add to the session (signals match it)."""
+    notes: tuple[str, ...] = ()
+    """What the readers want the user to know (conflicts, unknown keys, missing readers)."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One step of the conversation."""
+
+    kind: Literal["answer", "unknown", "text"]
+    fact: str | None = None
+    """The fact asked about (answer, unknown)."""
+    value: Value | None = None
+    """The typed answer (answer)."""
+    said: str = ""
+    """What the user pressed or typed, as they wrote it."""
+    taken: Taken = field(default_factory=Taken)
+    """For text turns: what the readers took from it."""
+
+
+# --------------------------------------------------------------------------- the ingest adapter
+
+
+def _gather() -> Any | None:
+    """``triage.ingest.inputs.gather`` when that module exists, else None."""
+    try:
+        module = importlib.import_module("triage.ingest.inputs")
+    except ModuleNotFoundError as exc:
+        if exc.name in {"triage.ingest", "triage.ingest.inputs"}:
+            return None
+        raise
+    return getattr(module, "gather", None)
+
+
+def readers_available() -> bool:
+    """Whether the readers of :mod:`triage.ingest` are installed."""
+    return _gather() is not None
+
+
+def _from_gathered(gathered: Any) -> Taken:
+    notes = [str(n) for n in gathered.notes]
+    notes += [f"conflict: {c.describe()}" for c in gathered.conflicts]
+    if gathered.unknown_keys:
+        keys = [k[0] if isinstance(k, tuple) else str(k) for k in gathered.unknown_keys]
+        notes.append("keys not used: " + ", ".join(keys[:10]) + (" ..." if len(keys) > 10 else ""))
+    return Taken(tuple(gathered.facts), gathered.text, tuple(notes))
+
+
+def read_inputs(
+    kb: KnowledgeBase,
+    *,
+    symptoms: Sequence[str] = (),
+    logs: Sequence[Path] = (),
+    envs: Sequence[Path] = (),
+    configs: Sequence[Path] = (),
+) -> Taken:
+    """Read free text, logs, env reports and configs with the ingest readers.
+
+    Without :mod:`triage.ingest.inputs`, the text is kept as it is (signals
+    still match it) and files are refused with a clear error.
+    """
+    gather = _gather()
+    if gather is None:
+        if logs or envs or configs:
+            raise InterviewError("reading --log, --env and --config needs triage.ingest, which is not installed")
+        return Taken(text="\n".join(s for s in symptoms if s))
+    try:
+        gathered = gather(
+            kb.facts,
+            symptoms=list(symptoms),
+            logs=[str(p) for p in logs],
+            envs=[str(p) for p in envs],
+            configs=[str(p) for p in configs],
+        )
+    except ValueError as exc:  # IngestError: an unreadable or unrecognised file
+        raise InterviewError(str(exc)) from None
+    return _from_gathered(gathered)
+
+
+def read_text(kb: KnowledgeBase, text: str) -> Taken:
+    """Read what the user typed or pasted into facts and text."""
+    return read_inputs(kb, symptoms=[text])
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def format_value(spec: FactSpec | None, value: Value, lang: str = "en") -> str:
+    """A value as the user reads it: yes/no, 24 GiB, 2048."""
+    if isinstance(value, bool):
+        return _WORDS["yes" if value else "no"][lang]
+    if spec is not None and spec.type is FactType.bytes and isinstance(value, (int, float)):
+        gib = value / 1024**3
+        return f"{gib:.0f} GiB" if gib >= 10 else f"{gib:.1f} GiB"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def interpret(spec: FactSpec, text: str) -> Value | None:
+    """``text`` read as an answer to the question about ``spec``, or None when it is not one."""
+    said = text.strip()
+    if not said or "\n" in said:
+        return None
+    if spec.type is FactType.text:
+        return said if len(said) <= 200 else None
+    try:
+        return coerce(spec, said)
+    except FactError:
+        pass
+    low = said.lower().rstrip(".!。！")
+    if spec.type is FactType.bool:
+        head = low.replace(",", " ").replace("，", " ").split()
+        first = head[0] if head else ""
+        if first in _NO_WORDS or low.startswith(_NO_PREFIXES):
+            return False
+        if first in _YES_WORDS or low.startswith(_YES_PREFIXES):
+            return True
+        return None
+    if spec.type is FactType.enum:
+        hits = [v for v in spec.values or [] if v.lower().startswith(low) or low.startswith(v.lower())]
+        return hits[0] if len(hits) == 1 else None
+    return None
+
+
+def describe_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> list[str]:
+    """What the readers took from a text, one line per fact with its source, then their notes."""
+    if not taken.facts:
+        return [_WORDS["kept"][lang], *taken.notes]
+    lines = [_WORDS["took"][lang] + ":"]
+    for fact in taken.facts:
+        value = format_value(kb.facts.get(fact.name), fact.value, lang)
+        lines.append(f"  {fact.name} = {value} ({fact.source.describe()})")
+    return [*lines, *taken.notes]
+
+
+# --------------------------------------------------------------------------- the interview
+
+
+class Interview:
+    """The state of one interview: inputs given at the start plus the turns since."""
+
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        *,
+        start: Taken | None = None,
+        facts: Iterable[Fact] = (),
+        lang: str = "en",
+    ) -> None:
+        self.kb = kb
+        self.start = start or Taken()
+        self.base_facts = FactSet().with_facts([*self.start.facts, *facts])
+        self.lang = lang if lang in LANGS else "en"
+        self.turns: list[Turn] = []
+        self._reopened: str | None = None
+        self._scorer: Scorer | None = None
+        self._diagnosis: Diagnosis | None = None
+        self._questions: list[Question] = []
+        self._scorer_text = ""
+
+    # ---- derived state
+
+    @property
+    def text(self) -> str:
+        parts = [self.start.text, *(t.taken.text for t in self.turns if t.kind == "text")]
+        return "\n".join(p for p in parts if p)
+
+    @property
+    def facts(self) -> FactSet:
+        facts = self.base_facts
+        for turn in self.turns:
+            if turn.kind == "text":
+                facts = facts.with_facts(turn.taken.facts)
+            elif turn.kind == "answer" and turn.fact is not None and turn.value is not None:
+                facts = facts.with_facts([Fact(turn.fact, turn.value, Source("answer", excerpt=turn.said))])
+        return facts
+
+    @property
+    def skipped(self) -> frozenset[str]:
+        """Facts the user said they don't know (and has not learnt since)."""
+        known = self.facts
+        return frozenset(t.fact for t in self.turns if t.kind == "unknown" and t.fact and t.fact not in known)
+
+    @property
+    def session(self) -> Session:
+        return Session(facts=self.facts, text=self.text, lang=self.lang)
+
+    def _refresh(self) -> None:
+        session = self.session
+        if self._scorer is None or self._scorer_text != session.text:
+            self._scorer = Scorer(self.kb.causes, session.text)
+            self._scorer_text = session.text
+        diagnosis = diagnose(self.kb, session, scorer=self._scorer)
+        skipped = self.skipped
+        questions = [q for q in diagnosis.questions if q.fact not in skipped]
+        if len(questions) < len(diagnosis.questions):
+            # some of the engine's best were skipped: ask the engine for its full ranking
+            scored = [rc.scored for rc in diagnosis.causes]
+            planner = QuestionPlanner(self._scorer, self.kb.facts)
+            ranked = planner.rank(session.facts, scored, self.distribution(diagnosis), limit=len(self.kb.facts))
+            questions = [q for q in ranked if q.fact not in skipped]
+        self._diagnosis = diagnosis
+        self._questions = questions
+
+    @staticmethod
+    def distribution(diagnosis: Diagnosis) -> dict[str, float]:
+        return {rc.id: rc.probability for rc in diagnosis.causes if not rc.scored.excluded}
+
+    @property
+    def diagnosis(self) -> Diagnosis:
+        if self._diagnosis is None:
+            self._refresh()
+        assert self._diagnosis is not None
+        return self._diagnosis
+
+    @property
+    def questions(self) -> list[Question]:
+        """The engine's questions, best first, without the ones the user could not answer."""
+        if self._diagnosis is None:
+            self._refresh()
+        return list(self._questions)
+
+    def _veto_question(self) -> Question | None:
+        """The engine's question about a fact that could still rule the top cause out, if any.
+
+        A cause is not confidently the answer while one of its necessary
+        conditions (a ``veto`` evidence) is unknown and askable.
+        """
+        live = [rc for rc in self.diagnosis.causes if not rc.scored.excluded]
+        if not live:
+            return None
+        vetoes = {leaf.fact for ev in evidence_of(live[0].scored.cause) if ev.veto for leaf in leaves(ev.test)}
+        return next((q for q in self.questions if q.fact in vetoes), None)
+
+    @property
+    def done(self) -> bool:
+        """True when no question is worth asking (and no earlier answer is being changed).
+
+        The engine's stop rule (:func:`~triage.engine.questions.should_stop`),
+        except that a top cause whose necessary condition is still unknown is
+        checked first.
+        """
+        if self._reopened is not None:
+            return False
+        if not should_stop(self.distribution(self.diagnosis), self.questions):
+            return False
+        return self._veto_question() is None
+
+    @property
+    def question(self) -> Question | None:
+        """The question to ask now: an answer being changed, else the engine's best; None when done."""
+        if self._reopened is not None:
+            return self._reopened_question(self._reopened)
+        if not should_stop(self.distribution(self.diagnosis), self.questions):
+            return self.questions[0]
+        return self._veto_question()
+
+    def _reopened_question(self, name: str) -> Question:
+        scorer = self._scorer or Scorer(self.kb.causes, self.text)
+        planner = QuestionPlanner(scorer, self.kb.facts)
+        facts = self.facts.without(name)
+        scored = scorer.score(facts)
+        dist = {s.cause.id: 0.0 for s in scored}
+        dist.update(self.distribution(self.diagnosis))
+        found = planner.gain(name, facts, {s.cause.id: s for s in scored}, {k: v for k, v in dist.items() if v > 0})
+        if found is not None:
+            return found
+        spec = self.kb.facts[name]
+        return Question(name, 0.0, spec.ease, tuple(candidate_values(spec, planner.tests.get(name, []))))
+
+    @property
+    def answered(self) -> list[Turn]:
+        """The answer and don't-know turns, in order."""
+        return [t for t in self.turns if t.kind in ("answer", "unknown")]
+
+    @property
+    def questions_asked(self) -> int:
+        return len(self.answered)
+
+    # ---- words
+
+    def question_text(self, question: Question) -> str:
+        return self.kb.facts[question.fact].question.get(self.lang)
+
+    def help_text(self, question: Question) -> str:
+        return self.kb.facts[question.fact].help.get(self.lang)
+
+    def replies(self, question: Question | None = None) -> list[Reply]:
+        """The quick replies of ``question`` (default: the current one): keys 1-9, then 0 = don't know."""
+        question = question or self.question
+        if question is None:
+            return []
+        spec = self.kb.facts.get(question.fact)
+        out = [
+            Reply(str(i), value, format_value(spec, value, self.lang)) for i, value in enumerate(question.values[:9], 1)
+        ]
+        out.append(Reply(DONT_KNOW_KEY, None, _WORDS["dont_know"][self.lang]))
+        return out
+
+    def answer_label(self, turn: Turn) -> str:
+        """How an answer turn reads back in the current language."""
+        if turn.kind == "unknown":
+            return _WORDS["dont_know"][self.lang]
+        if turn.kind == "answer" and turn.value is not None:
+            return format_value(self.kb.facts.get(turn.fact or ""), turn.value, self.lang)
+        return turn.said
+
+    # ---- moves
+
+    def _record(self, turn: Turn) -> Turn:
+        fact = turn.fact
+        if self._reopened is not None and fact == self._reopened:
+            # changing an earlier answer: replace it where it was
+            for i, old in enumerate(self.turns):
+                if old.kind in ("answer", "unknown") and old.fact == fact:
+                    self.turns[i] = turn
+                    break
+            else:
+                self.turns.append(turn)
+            self._reopened = None
+        else:
+            self.turns.append(turn)
+        self._diagnosis = None
+        return turn
+
+    def _current(self) -> Question:
+        question = self.question
+        if question is None:
+            raise InterviewError("there is no question to answer; type what you see or change an earlier answer")
+        return question
+
+    def answer(self, raw: object, said: str | None = None) -> Turn:
+        """Answer the current question with ``raw`` (typed by its fact's type)."""
+        question = self._current()
+        spec = self.kb.facts[question.fact]
+        try:
+            value = coerce(spec, raw)
+        except FactError as exc:
+            raise InterviewError(str(exc)) from None
+        return self._record(Turn("answer", question.fact, value, said if said is not None else str(raw)))
+
+    def dont_know(self) -> Turn:
+        """The user cannot answer the current question; the next best one is asked instead."""
+        question = self._current()
+        return self._record(Turn("unknown", question.fact, None, _WORDS["dont_know"][self.lang]))
+
+    def press(self, key: str) -> Turn:
+        """Answer with a quick-reply key."""
+        self._current()
+        for reply in self.replies():
+            if reply.key == key:
+                if reply.value is None:
+                    return self.dont_know()
+                return self.answer(reply.value, said=reply.label)
+        raise InterviewError(f"no quick reply {key!r}; choose one of " + ", ".join(r.key for r in self.replies()))
+
+    def tell(self, text: str) -> Turn:
+        """Free text: an answer to the current question when it reads as one, else read for facts."""
+        said = text.strip()
+        if not said:
+            raise InterviewError("nothing was typed")
+        question = self.question
+        if question is not None and "\n" not in said:
+            if said.lower() in _DONT_KNOW:
+                return self.dont_know()
+            spec = self.kb.facts[question.fact]
+            if said.isdigit() and spec.type in (FactType.bool, FactType.enum) and len(said) == 1:
+                return self.press(said)
+            value = interpret(spec, said)
+            if value is not None:
+                return self._record(Turn("answer", question.fact, value, said))
+        taken = read_text(self.kb, said)
+        if not taken.text and not taken.facts:
+            taken = Taken(taken.facts, said, taken.notes)
+        self._reopened = None
+        return self._record(Turn("text", said=said, taken=taken))
+
+    def back(self) -> Turn | None:
+        """Take back the last turn; returns it (None when there is nothing to take back)."""
+        self._reopened = None
+        if not self.turns:
+            return None
+        turn = self.turns.pop()
+        self._diagnosis = None
+        return turn
+
+    def reopen(self, fact: str) -> Question:
+        """Ask again about an earlier answer; the next answer replaces it in place."""
+        if not any(t.fact == fact for t in self.answered):
+            raise InterviewError(f"{fact!r} was not asked in this interview")
+        self._reopened = fact
+        return self.question or self._reopened_question(fact)
+
+    def cancel_reopen(self) -> None:
+        self._reopened = None
+
+    @property
+    def reopened(self) -> str | None:
+        return self._reopened
+
+    def set_lang(self, lang: str) -> None:
+        if lang not in LANGS:
+            raise InterviewError(f"language must be one of {', '.join(LANGS)}; got {lang!r}")
+        self.lang = lang
+        self._diagnosis = None
+
+    def toggle_lang(self) -> str:
+        self.set_lang("zh" if self.lang == "en" else "en")
+        return self.lang
+
+    # ---- for the report
+
+    def transcript(self) -> list[tuple[str, str]]:
+        """(question or "you said", answer) pairs in order, in the current language."""
+        out: list[tuple[str, str]] = []
+        for turn in self.turns:
+            if turn.kind == "text":
+                out.append(("", turn.said))
+            elif turn.fact is not None:
+                out.append((self.kb.facts[turn.fact].question.get(self.lang), self.answer_label(turn)))
+        return out
+
+    def pasted(self) -> list[str]:
+        """Everything the user typed or pasted as free text, starting inputs first."""
+        return [t for t in [self.start.text, *(t.said for t in self.turns if t.kind == "text")] if t]

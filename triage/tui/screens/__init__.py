@@ -1,0 +1,1 @@
+"""One screen per module: main (conversation, ranking, memory), details, help, export, answers."""

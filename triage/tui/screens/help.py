@@ -1,0 +1,77 @@
+"""The help screen: what every key does."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Markdown
+
+HELP = {
+    "en": """\
+# triage: keys
+
+The assistant asks one question at a time: the one whose answer best separates the likely causes.
+
+| key | what it does |
+|---|---|
+| 1-9 | answer with that quick reply |
+| 0 | I don't know (the next best question is asked) |
+| / | type an answer or any text; paste a traceback, log, config or env report |
+| Esc | leave the text box |
+| b | take back the last answer |
+| c | change an earlier answer |
+| Tab | move between the replies, the ranking and the memory panel |
+| Enter / d | on the ranking: open the full explanation of a cause or remedy |
+| Space | in the memory panel: try a remedy (what-if) |
+| l | switch language (English / 中文) |
+| e | export a markdown report for a GitHub issue (secrets redacted) |
+| ? / F1 | this help |
+| q | quit |
+""",
+    "zh": """\
+# triage：按键说明
+
+助手每次只问一个问题：最能区分可能原因的那个。
+
+| 按键 | 作用 |
+|---|---|
+| 1-9 | 选择对应的快速回答 |
+| 0 | 不知道（改问下一个最有用的问题） |
+| / | 输入答案或任意文字；可粘贴 traceback、日志、配置或环境信息 |
+| Esc | 离开输入框 |
+| b | 撤回上一个回答 |
+| c | 修改之前的某个回答 |
+| Tab | 在快速回答、原因排名和显存面板之间切换 |
+| Enter / d | 在排名中：打开原因或修改建议的完整说明 |
+| 空格 | 在显存面板中：试用某个修改（假设分析） |
+| l | 切换语言（English / 中文） |
+| e | 导出可贴到 GitHub issue 的 markdown 报告（已隐去密钥） |
+| ? / F1 | 本帮助 |
+| q | 退出 |
+""",
+}
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and what they do, in the interview's language."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark,f1", "close", "Close")]
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Markdown(HELP.get(self.lang, HELP["en"]), id="help")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
