@@ -2,16 +2,17 @@
 
 The CLI, the TUI and the knowledge-base case runner all build sessions here,
 so a case in ``<id>.cases.yaml`` exercises exactly the path a user's
-``triage --symptom ...`` takes.
+``triage --symptom ...`` takes: the same readers, the same merge of facts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from triage.engine.diagnose import Diagnosis, Session, diagnose
 from triage.facts import Fact, FactSet, Source, make_fact
+from triage.ingest.inputs import gather
 from triage.kb.loader import KnowledgeBase
 
 
@@ -24,12 +25,37 @@ def build_session(
     kb: KnowledgeBase,
     *,
     symptoms: Iterable[str] = (),
+    logs: Sequence[str] = (),
+    envs: Sequence[str] = (),
+    configs: Sequence[str] = (),
+    inputs: Sequence[str] = (),
     facts: Iterable[Fact] = (),
     lang: str = "en",
 ) -> Session:
-    """A session from free text and explicit facts; explicit facts win over facts read from text."""
-    text = "\n".join(s for s in symptoms if s)
-    return Session(facts=FactSet().with_facts(facts), text=text, lang=lang)
+    """Read every input through the ingest readers and merge the facts.
+
+    Explicit ``facts`` (``--fact``, interview answers, case facts) win over
+    anything read; disagreements between inputs are kept as notes for the user.
+    Raises :class:`~triage.ingest.errors.IngestError` for an unreadable input.
+    """
+    got = gather(
+        kb.facts,
+        symptoms=[s for s in symptoms if s],
+        logs=logs,
+        envs=envs,
+        configs=configs,
+        inputs=inputs,
+        cli_facts=list(facts),
+    )
+    return Session(
+        facts=FactSet().with_facts(got.facts),
+        text=got.text,
+        lang=lang,
+        conflicts=tuple(c.describe() for c in got.conflicts),
+        unknown_keys=tuple(f"{path}: {key}" for path, key in got.unknown_keys),
+        notes=tuple(got.notes),
+        read_as=tuple(got.read_as),
+    )
 
 
 def run(kb: KnowledgeBase, session: Session) -> Diagnosis:

@@ -45,6 +45,7 @@ def test_facts_carry_their_source(capsys):
         "value": False,
         "source": "cli",
         "excerpt": "gradient_checkpointing=false",
+        "type": "bool",
     }
     assert data["facts"]["max_length"]["value"] == 2048
     top = data["causes"][0]

@@ -88,3 +88,10 @@ def test_all_is_conjunction_when_known(gc, length):
     neg = evaluate(NotOf(**{"not": AllOf(all=[GC_OFF, LONG])}), fs)
     alt = evaluate(AnyOf(any=[NotOf(**{"not": GC_OFF}), NotOf(**{"not": LONG})]), fs)
     assert neg is alt
+
+
+def test_byte_sizes_in_conditions():
+    fs = facts(other_process_bytes=2 * 1024**3)
+    assert evaluate(Leaf(fact="other_process_bytes", op="ge", value="1GiB"), fs) is True
+    assert evaluate(Leaf(fact="other_process_bytes", op="between", value=["1GiB", "3 GiB"]), fs) is True
+    assert evaluate(Leaf(fact="other_process_bytes", op="lt", value="512MiB"), fs) is False

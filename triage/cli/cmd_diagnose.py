@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from triage.cli.errors import EXIT_OK, InputError
+from triage.cli.errors import EXIT_OK, InputError, UsageError
 
 NAME = "diagnose"
 HELP = "rank the likely causes of an out-of-memory error and the remedies for them"
@@ -24,6 +24,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     src.add_argument("--symptom-file", action="append", default=[], metavar="FILE", help="read the symptom from FILE")
     src.add_argument("stdin", nargs="?", choices=["-"], help="read the symptom from standard input")
+    src.add_argument("--log", action="append", default=[], metavar="FILE",
+                     help="a training log or traceback; streamed, any size (repeatable; - for stdin)")
+    src.add_argument("--env", action="append", default=[], metavar="FILE",
+                     help="transformers env / accelerate env / collect_env / pip freeze / nvidia-smi output (repeatable)")
+    src.add_argument("--config", action="append", default=[], metavar="FILE",
+                     help="TrainingArguments/TRL/axolotl/LLaMA-Factory/DeepSpeed/peft/model config, JSON or YAML (repeatable)")
+    src.add_argument("--input", action="append", default=[], metavar="FILE",
+                     help="any of the above; the kind is detected from the content (repeatable)")
     src.add_argument(
         "--fact",
         action="append",
@@ -58,11 +66,26 @@ def run(args: argparse.Namespace) -> int:
     symptoms += [_read_text(p) for p in args.symptom_file]
     if args.stdin == "-":
         symptoms.append(sys.stdin.read(1_000_000))
-    if not symptoms and not args.fact:
-        raise InputError("nothing to diagnose: give --symptom TEXT, --symptom-file FILE, - or --fact NAME=VALUE")
+    files = [*args.log, *args.env, *args.config, *args.input]
+    if not symptoms and not args.fact and not files:
+        raise InputError(
+            "nothing to diagnose: give --symptom TEXT, --symptom-file FILE, -, --log/--env/--config/--input FILE "
+            "or --fact NAME=VALUE"
+        )
+    if args.stdin == "-" and "-" in files:
+        raise UsageError("standard input can be read only once; give `-` to one option")
     kb = load_checked(args.knowledge)
     facts = [parse_assignment(kb.facts, text, Source("cli", excerpt=text)) for text in args.fact]
-    session = build_session(kb, symptoms=symptoms, facts=facts, lang=args.lang)
+    session = build_session(
+        kb,
+        symptoms=symptoms,
+        logs=args.log,
+        envs=args.env,
+        configs=args.config,
+        inputs=args.input,
+        facts=facts,
+        lang=args.lang,
+    )
     diagnosis = run_diagnosis(kb, session)
     from triage.render.contract import to_dict
 

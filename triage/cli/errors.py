@@ -32,6 +32,7 @@ class Outcome:
 def report_errors() -> Iterator[Outcome]:
     """Turn known errors into ``triage: message`` on stderr and the matching exit code."""
     from triage.facts import FactError
+    from triage.ingest.errors import IngestError
     from triage.kb.loader import KnowledgeError
 
     outcome = Outcome()
@@ -40,7 +41,7 @@ def report_errors() -> Iterator[Outcome]:
     except UsageError as exc:
         print(f"triage: {exc}".replace("triage: triage", "triage"), file=sys.stderr)
         outcome.code = EXIT_USAGE
-    except (InputError, FactError) as exc:
+    except (InputError, FactError, IngestError) as exc:
         print(f"triage: {exc}", file=sys.stderr)
         outcome.code = EXIT_INPUT
     except KnowledgeError as exc:

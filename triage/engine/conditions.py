@@ -13,7 +13,7 @@ from functools import lru_cache
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from triage.facts import FactSet, Value
+from triage.facts import FactError, FactSet, Value, parse_bytes
 from triage.kb.models import AllOf, AnyOf, Condition, Leaf, NotOf
 from triage.kb.walk import leaves
 
@@ -41,6 +41,16 @@ def version_in(version: str, spec: str) -> bool:
         return False
 
 
+def _number(value: object) -> float:
+    """A number from a condition value: 1024, 0.5, or a size such as "1GiB" for bytes facts."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return float(parse_bytes(value))
+    return float(value)  # type: ignore[arg-type]
+
+
 def _compare(op: str, actual: Value, expected: object) -> bool:
     if op == "eq":
         return bool(actual == expected)
@@ -56,11 +66,11 @@ def _compare(op: str, actual: Value, expected: object) -> bool:
         return _regex(str(expected)).search(str(actual)) is not None
     if op == "version":
         return version_in(str(actual), str(expected))
-    number = float(actual)
+    number = _number(actual)
     if op == "between":
         bounds = list(expected)  # type: ignore[call-overload]
-        return float(bounds[0]) <= number <= float(bounds[1])
-    target = float(expected)  # type: ignore[arg-type]
+        return _number(bounds[0]) <= number <= _number(bounds[1])
+    target = _number(expected)
     return {"lt": number < target, "le": number <= target, "gt": number > target, "ge": number >= target}[op]
 
 
@@ -72,7 +82,7 @@ def evaluate(cond: Condition, facts: FactSet) -> Tri:
             return None
         try:
             return _compare(cond.op, actual, cond.value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, FactError):
             return None
     if isinstance(cond, AllOf):
         results = [evaluate(c, facts) for c in cond.all]

@@ -33,6 +33,14 @@ class Session:
     facts: FactSet = field(default_factory=FactSet)
     text: str = ""
     lang: str = "en"
+    conflicts: tuple[str, ...] = ()
+    """Where two inputs disagreed, and which one was believed."""
+    unknown_keys: tuple[str, ...] = ()
+    """Config keys the readers did not understand ("args.json: foo")."""
+    notes: tuple[str, ...] = ()
+    """What the readers want the user to know about how they read the inputs."""
+    read_as: tuple[tuple[str, str], ...] = ()
+    """(path, kind) of every input file."""
 
 
 @dataclass(frozen=True)

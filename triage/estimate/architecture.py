@@ -16,7 +16,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,10 @@ try:
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+
+DATA = Path(__file__).resolve().parent / "data"
+"""The package data folder (presets)."""
 
 
 class ArchitectureError(ValueError):
@@ -202,7 +205,7 @@ def _from_preset(raw: Mapping[str, Any]) -> Architecture:
 @cache
 def presets() -> tuple[Architecture, ...]:
     """Every bundled architecture preset."""
-    text = resources.files("triage.estimate").joinpath("data/architectures.yaml").read_text(encoding="utf-8")
+    text = (DATA / "architectures.yaml").read_text(encoding="utf-8")
     data = yaml.load(text, Loader=_Loader)
     return tuple(_from_preset(item) for item in data["models"])
 

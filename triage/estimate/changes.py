@@ -37,12 +37,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
 from triage.estimate.estimator import Estimate, estimate
 from triage.estimate.run import as_int, fact_values
-from triage.facts import FactSet
+
+if TYPE_CHECKING:
+    from triage.facts import FactSet
 
 #: Facts a change may set that the estimator models.
 MODELED = frozenset("""

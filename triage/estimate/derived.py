@@ -10,18 +10,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
 from triage.estimate.changes import apply_changes
 from triage.estimate.estimator import GiB, Estimate, estimate
 from triage.estimate.run import ModelUnknown, fact_values
-from triage.facts import Fact, FactSet, Source
+
+if TYPE_CHECKING:
+    from triage.facts import Fact, FactSet
 
 
 def derived_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None = None,
                   est: Estimate | None = None) -> list[Fact]:
     """Facts the estimate implies; empty when the model is unknown (nothing to size yet)."""
+    from triage.facts import Fact, Source
+
     values = fact_values(facts)
     try:
         est = est or estimate(values, arch)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.estimate.estimator import Estimate, estimate
 from triage.estimate.run import as_int, fact_values
-from triage.facts import FactSet
+
+if TYPE_CHECKING:
+    from triage.facts import FactSet
 
 MiB = 1024**2
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
 from triage.estimate.estimator import Estimate, estimate
 from triage.estimate.run import RunError, fact_values
-from triage.facts import FactSet
+
+if TYPE_CHECKING:
+    from triage.facts import FactSet
 
 VARIABLES = ("max_length", "batch_size", "lora_r")
 

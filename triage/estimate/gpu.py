@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 import yaml
 
@@ -18,6 +18,7 @@ try:
 except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
+DATA = Path(__file__).resolve().parent / "data"
 GiB = 1024**3
 MiB = 1024**2
 
@@ -57,7 +58,7 @@ class Gpu:
 @cache
 def gpu_presets() -> tuple[Gpu, ...]:
     """Every bundled GPU preset."""
-    text = resources.files("triage.estimate").joinpath("data/gpus.yaml").read_text(encoding="utf-8")
+    text = (DATA / "gpus.yaml").read_text(encoding="utf-8")
     data = yaml.load(text, Loader=_Loader)
     out = []
     for item in data["gpus"]:

@@ -13,14 +13,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
 from triage.estimate.changes import apply_changes
 from triage.estimate.estimator import Estimate, estimate
 from triage.estimate.run import fact_values
-from triage.facts import FactSet
-from triage.kb.models import Remedy
+
+if TYPE_CHECKING:
+    from triage.facts import FactSet
+    from triage.kb.models import Remedy
 
 LEVEL = {"none": 0.0, "low": 1.0, "medium": 2.0, "high": 4.0}
 DEFAULT_HEADROOM = 0.05

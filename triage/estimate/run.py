@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
 from triage.estimate.architecture import Architecture, find_architecture, nearest_by_params, with_dims
 from triage.estimate.gpu import Gpu, find_gpu
-from triage.facts import Fact, FactSet
+
+if TYPE_CHECKING:
+    from triage.facts import FactSet
 
 
 class RunError(ValueError):
@@ -122,7 +124,8 @@ def fact_values(facts: FactSet | Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in facts:
         item = facts[name]
-        out[name] = item.value if isinstance(item, Fact) else item
+        # a triage.facts.Fact (duck-typed, so this module does not import the pydantic models)
+        out[name] = item.value if hasattr(item, "value") and hasattr(item, "source") else item
     return out
 
 

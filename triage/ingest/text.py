@@ -41,7 +41,9 @@ _INLINE = re.compile(
 _BOOL_FLAG = {"gradient_checkpointing", "disable_gradient_checkpointing", "packing", "sample_packing",
               "group_by_length", "load_in_4bit", "load_in_8bit", "bf16", "fp16", "do_eval", "use_cache"}
 
-_SKIP_LINE = re.compile(r"Tried to allocate|total capacity|already allocated|^\s*File \"|^\s*│|Traceback \(most")
+_SKIP_LINE = re.compile(r"^\s*File \"|^\s*│|Traceback \(most")
+#: Where a pasted OOM message starts; the user's own words before it on the same line are still read.
+_OOM_START = re.compile(r"(?:torch\.)?(?:cuda\.)?OutOfMemoryError|CUDA out of memory|Tried to allocate|total capacity|already allocated")
 _HINT = re.compile(r"If reserved (?:but unallocated )?memory is [^.]*?(?:try setting|try)[^.]*\.(?:\s*See[^.]*\.)?", _I)
 
 _NEGATE = re.compile(
@@ -330,6 +332,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     for number, raw_line in lines:
         if _SKIP_LINE.search(raw_line):
             continue
+        oom = _OOM_START.search(raw_line)
+        if oom is not None:
+            raw_line = raw_line[: oom.start()]
         line = _HINT.sub(" ", raw_line)
         if not line.strip():
             continue

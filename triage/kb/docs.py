@@ -142,7 +142,7 @@ def condition_text(cond: Condition) -> str:
 
 def _evidence_line(ev: Evidence, lang: str) -> str:
     label = _text(ev.label, lang) if ev.label else ""
-    test = f"`{condition_text(ev.test)}`"
+    test = _code(condition_text(ev.test))
     weights = []
     if ev.if_true:
         weights.append(f"{_s('if_true', lang)} {ev.if_true:+.1f}")
@@ -160,6 +160,14 @@ def _longest_backticks(text: str) -> int:
         current = current + 1 if ch == "`" else 0
         longest = max(longest, current)
     return longest
+
+
+def _code(text: str) -> str:
+    """``text`` as an inline code span, safe when it contains backticks itself."""
+    text = " ".join(text.split())
+    ticks = "`" * (_longest_backticks(text) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def _md(text: str) -> str:
@@ -243,7 +251,7 @@ def _cause_section(site: _Site, cause: Cause, lang: str) -> list[str]:
     if cause.signals:
         out += [f"**{_s('signals', lang)}:**", ""]
         for sig in cause.signals:
-            shown = ", ".join(f"`{_md(p)}`" for p in sig.patterns[:4]) + (", …" if len(sig.patterns) > 4 else "")
+            shown = ", ".join(_code(p) for p in sig.patterns[:4]) + (", …" if len(sig.patterns) > 4 else "")
             label = f"{_md(sig.label)}: " if sig.label else ""
             out.append(f"- {label}{sig.type} {shown} ({sig.weight:+.1f})")
         out.append("")

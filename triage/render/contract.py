@@ -86,7 +86,8 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5) -> dict[st
                 "question": spec.question.get(lang),
                 "help": spec.help.get(lang),
                 "gain_bits": round(q.gain, 4),
-                "values": [v for v in q.values],
+                "type": spec.type.value,
+                "values": list(q.values),
             }
         )
     myths = [
@@ -115,7 +116,16 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5) -> dict[st
         ],
         "remedies": remedies,
         "myths": myths,
-        "facts": {name: fact.to_json() for name, fact in sorted(diagnosis.session.facts.items())},
+        "facts": {
+            name: {**fact.to_json(), "type": kb.facts[name].type.value if name in kb.facts else "text"}
+            for name, fact in sorted(diagnosis.session.facts.items())
+        },
         "questions": questions,
         "done": diagnosis.done,
+        "inputs": {
+            "read_as": [{"path": path, "kind": kind} for path, kind in diagnosis.session.read_as],
+            "conflicts": list(diagnosis.session.conflicts),
+            "unknown_keys": list(diagnosis.session.unknown_keys),
+            "notes": list(diagnosis.session.notes),
+        },
     }

@@ -34,6 +34,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "bits": {"en": "bits", "zh": "比特"},
     "references": {"en": "References", "zh": "参考资料"},
     "steps": {"en": "Steps", "zh": "步骤"},
+    "conflict": {"en": "inputs disagree", "zh": "输入之间有矛盾"},
+    "unknown_keys": {"en": "config keys not understood", "zh": "未识别的配置项"},
 }
 
 

@@ -19,8 +19,12 @@ def _bar(p: float, cells: int = 10) -> str:
     return "█" * filled + "·" * (cells - filled)
 
 
-def _value(v: object) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
+def _value(v: object, kind: str = "") -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if kind == "bytes" and isinstance(v, int):
+        return f"{v / 1024**3:.2f} GiB" if v >= 1024**3 else f"{v / 1024**2:.0f} MiB"
+    return str(v)
 
 
 def render_text(data: dict[str, Any]) -> str:
@@ -59,8 +63,8 @@ def render_text(data: dict[str, Any]) -> str:
     if data["questions"]:
         out.append(t("questions", lang))
         for q in data["questions"]:
-            choices = "/".join(_value(v) for v in q["values"][:6])
-            out += _wrap(f"- {q['question']} [{choices}]  (--fact {q['fact']}=...)", "  ")
+            choices = f" [{'/'.join(_value(v) for v in q['values'])}]" if q["type"] in ("bool", "enum") else ""
+            out += _wrap(f"- {q['question']}{choices}  (--fact {q['fact']}=...)", "  ", "    ")
         out.append("")
     out.append(t("facts", lang))
     if not data["facts"]:
@@ -69,5 +73,12 @@ def render_text(data: dict[str, Any]) -> str:
         where = fact.get("path") or fact["source"]
         if "line" in fact:
             where += f":{fact['line']}"
-        out += _wrap(f"{name} = {_value(fact['value'])}  ({where})", "  ")
+        out += _wrap(f"{name} = {_value(fact['value'], fact['type'])}  ({where})", "  ", "    ")
+    inputs = data["inputs"]
+    for conflict in inputs["conflicts"]:
+        out += _wrap(f"! {t('conflict', lang)}: {conflict}", "  ", "    ")
+    if inputs["unknown_keys"]:
+        out += _wrap(f"{t('unknown_keys', lang)}: {', '.join(inputs['unknown_keys'])}", "  ", "    ")
+    for note in inputs["notes"]:
+        out += _wrap(f"({note})", "  ", "   ")
     return "\n".join(out).rstrip() + "\n"
