@@ -9,7 +9,7 @@ import pytest
 
 from triage.api import build_session
 from triage.engine.diagnose import diagnose
-from triage.interview import Interview, InterviewError, interpret, read_inputs, readers_available
+from triage.interview import Interview, InterviewError, interpret, read_inputs
 from triage.kb.loader import KnowledgeBase, load_checked
 from triage.kb.models import Cause, FactSpec
 
@@ -251,12 +251,9 @@ def test_bad_answer_is_a_clear_error():
         iv.answer("lots and lots")
 
 
-@pytest.mark.skipif(readers_available(), reason="the ingest readers are installed")
-def test_logs_without_readers_are_refused(fkb, tmp_path):
-    log = tmp_path / "train.log"
-    log.write_text("CUDA out of memory\n")
-    with pytest.raises(InterviewError, match=r"triage\.ingest"):
-        read_inputs(fkb, logs=[log])
+def test_unreadable_log_is_a_clear_error(fkb, tmp_path):
+    with pytest.raises(InterviewError, match=r"train\.log"):
+        read_inputs(fkb, logs=[tmp_path / "train.log"])
 
 
 def test_a_confident_cause_whose_necessary_condition_is_unknown_is_checked_first():
@@ -269,7 +266,7 @@ def test_a_confident_cause_whose_necessary_condition_is_unknown_is_checked_first
     iv = Interview(kb)
     iv.tell("I think there is no checkpointing")
     top = iv.diagnosis.causes[0]
-    assert top.id == "a" and top.probability >= 0.8  # the engine alone would stop here
+    assert top.id == "a" and top.probability >= 0.8  # confident, yet a necessary condition is unknown
     assert not iv.done
     assert iv.question is not None and iv.question.fact == "gc"
     iv.press("1")  # gc is on: a is ruled out

@@ -15,17 +15,17 @@ text only joins the session's text, where cause signals still match it).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from triage.engine.conditions import leaves
 from triage.engine.diagnose import Diagnosis, Session, diagnose
-from triage.engine.questions import Question, QuestionPlanner, candidate_values, should_stop
-from triage.engine.scoring import Scorer, evidence_of
+from triage.engine.questions import Question, QuestionPlanner, candidate_values, pending_veto, should_stop
+from triage.engine.scoring import Scorer
 from triage.facts import Fact, FactError, FactSet, Source, Value, coerce
+from triage.ingest.errors import IngestError
+from triage.ingest.inputs import Gathered, gather
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import FactSpec, FactType
 
@@ -106,27 +106,11 @@ class Turn:
 # --------------------------------------------------------------------------- the ingest adapter
 
 
-def _gather() -> Any | None:
-    """``triage.ingest.inputs.gather`` when that module exists, else None."""
-    try:
-        module = importlib.import_module("triage.ingest.inputs")
-    except ModuleNotFoundError as exc:
-        if exc.name in {"triage.ingest", "triage.ingest.inputs"}:
-            return None
-        raise
-    return getattr(module, "gather", None)
-
-
-def readers_available() -> bool:
-    """Whether the readers of :mod:`triage.ingest` are installed."""
-    return _gather() is not None
-
-
-def _from_gathered(gathered: Any) -> Taken:
+def _from_gathered(gathered: Gathered) -> Taken:
     notes = [str(n) for n in gathered.notes]
     notes += [f"conflict: {c.describe()}" for c in gathered.conflicts]
     if gathered.unknown_keys:
-        keys = [k[0] if isinstance(k, tuple) else str(k) for k in gathered.unknown_keys]
+        keys = [f"{path}: {key}" for path, key in gathered.unknown_keys]
         notes.append("keys not used: " + ", ".join(keys[:10]) + (" ..." if len(keys) > 10 else ""))
     return Taken(tuple(gathered.facts), gathered.text, tuple(notes))
 
@@ -139,16 +123,7 @@ def read_inputs(
     envs: Sequence[Path] = (),
     configs: Sequence[Path] = (),
 ) -> Taken:
-    """Read free text, logs, env reports and configs with the ingest readers.
-
-    Without :mod:`triage.ingest.inputs`, the text is kept as it is (signals
-    still match it) and files are refused with a clear error.
-    """
-    gather = _gather()
-    if gather is None:
-        if logs or envs or configs:
-            raise InterviewError("reading --log, --env and --config needs triage.ingest, which is not installed")
-        return Taken(text="\n".join(s for s in symptoms if s))
+    """Read free text, logs, env reports and configs with the ingest readers."""
     try:
         gathered = gather(
             kb.facts,
@@ -157,7 +132,7 @@ def read_inputs(
             envs=[str(p) for p in envs],
             configs=[str(p) for p in configs],
         )
-    except ValueError as exc:  # IngestError: an unreadable or unrecognised file
+    except IngestError as exc:  # an unreadable or unrecognised file
         raise InterviewError(str(exc)) from None
     return _from_gathered(gathered)
 
@@ -307,16 +282,9 @@ class Interview:
         return list(self._questions)
 
     def _veto_question(self) -> Question | None:
-        """The engine's question about a fact that could still rule the top cause out, if any.
-
-        A cause is not confidently the answer while one of its necessary
-        conditions (a ``veto`` evidence) is unknown and askable.
-        """
+        """The engine's question about a fact that could still rule the top cause out, if any."""
         live = [rc for rc in self.diagnosis.causes if not rc.scored.excluded]
-        if not live:
-            return None
-        vetoes = {leaf.fact for ev in evidence_of(live[0].scored.cause) if ev.veto for leaf in leaves(ev.test)}
-        return next((q for q in self.questions if q.fact in vetoes), None)
+        return pending_veto(live[0].scored if live else None, self.questions)
 
     @property
     def done(self) -> bool:

@@ -18,7 +18,9 @@ from triage.redact import redact
 from triage.render.markdown import render_markdown
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-SYMPTOM = "LLaMA-7B LoRA on a 3090, max_length 2048\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+SYMPTOM = (
+    "LLaMA-7B LoRA on a 3090, max_length 2048\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+)
 
 
 @pytest.fixture
@@ -44,9 +46,19 @@ def test_cli_report_carries_the_symptom_in_a_details_section(kbdir, tmp_path, ca
 
 def test_report_to_case_round_trip(kbdir, tmp_path, capsys):
     report = export(
-        kbdir, tmp_path, capsys, "--symptom", SYMPTOM, "--fact", "gradient_checkpointing=false", "--fact", "max_length=2048"
+        kbdir,
+        tmp_path,
+        capsys,
+        "--symptom",
+        SYMPTOM,
+        "--fact",
+        "gradient_checkpointing=false",
+        "--fact",
+        "max_length=2048",
     )
-    code = main(["kb", "--knowledge", str(kbdir), "case-from-report", str(report), "--cause", "gradient-checkpointing-off"])
+    code = main(
+        ["kb", "--knowledge", str(kbdir), "case-from-report", str(report), "--cause", "gradient-checkpointing-off"]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "appended case 'report-wrong-diagnosis'" in out
     path = kbdir / "causes" / "no_grad_ckpt" / "gradient-checkpointing-off.cases.yaml"
@@ -62,7 +74,10 @@ def test_report_to_case_round_trip(kbdir, tmp_path, capsys):
 def test_wrong_diagnosis_becomes_a_failing_regression_test(kbdir, tmp_path, capsys):
     """The true cause is not the one triage picked: the new case fails `kb test` until the rule is fixed."""
     report = export(kbdir, tmp_path, capsys, "--symptom", "OOM at step 0", "--fact", "gradient_checkpointing=true")
-    assert main(["kb", "--knowledge", str(kbdir), "case-from-report", str(report), "--cause", "large-vocab-fp32-logits"]) == 0
+    assert (
+        main(["kb", "--knowledge", str(kbdir), "case-from-report", str(report), "--cause", "large-vocab-fp32-logits"])
+        == 0
+    )
     capsys.readouterr()
     assert main(["kb", "--knowledge", str(kbdir), "test", "large-vocab-fp32-logits"]) == 1
     out = capsys.readouterr().out
@@ -101,7 +116,9 @@ def test_append_keeps_comments_and_layout(lint_kb):
 def test_refuses_when_cases_is_not_the_last_key(lint_kb, capsys, tmp_path):
     root = lint_kb()
     path = root / "causes" / "batch_size" / "big-batch.cases.yaml"
-    original = "cases:\n  - {name: big, expect: fire, facts: {size: 8}}\n  - {name: small, expect: silent}\ncause: big-batch\n"
+    original = (
+        "cases:\n  - {name: big, expect: fire, facts: {size: 8}}\n  - {name: small, expect: silent}\ncause: big-batch\n"
+    )
     path.write_text(original, encoding="utf-8")
     report = tmp_path / "r.md"
     report.write_text("```symptom\nbatch_size=16\n```\n", encoding="utf-8")
@@ -115,7 +132,10 @@ def test_tui_report_in_chinese(kbdir):
         report = parse_report(fh)
     assert report.top_cause == "未开启梯度检查点"
     assert report.symptom is not None
-    assert report.symptom.startswith("Qwen2-7B 全参数微调") and "```yaml\nper_device_train_batch_size: 8\n```" in report.symptom
+    assert (
+        report.symptom.startswith("Qwen2-7B 全参数微调")
+        and "```yaml\nper_device_train_batch_size: 8\n```" in report.symptom
+    )
     assert report.sources["batch_size"] == "config/train.yaml:12"
     kb = load_checked(kbdir)
     new = build_case(kb, report, "gradient-checkpointing-off", "zh-report", "tui-report-zh.md")
@@ -155,13 +175,19 @@ def test_existing_case_name_is_refused(lint_kb, tmp_path, capsys):
     report = tmp_path / "r.md"
     report.write_text("```symptom\nbatch_size=16\n```\n", encoding="utf-8")
     before = (root / "causes" / "batch_size" / "big-batch.cases.yaml").read_text()
-    assert main(["kb", "--knowledge", str(root), "case-from-report", str(report), "--cause", "big-batch", "--name", "big"]) == 3
+    assert (
+        main(["kb", "--knowledge", str(root), "case-from-report", str(report), "--cause", "big-batch", "--name", "big"])
+        == 3
+    )
     assert "exists already" in capsys.readouterr().err
     assert (root / "causes" / "batch_size" / "big-batch.cases.yaml").read_text() == before
     # without --name a free name is chosen
     assert main(["kb", "--knowledge", str(root), "case-from-report", str(report), "--cause", "big-batch"]) == 0
     assert main(["kb", "--knowledge", str(root), "case-from-report", str(report), "--cause", "big-batch"]) == 0
-    names = [c["name"] for c in yaml.safe_load((root / "causes" / "batch_size" / "big-batch.cases.yaml").read_text())["cases"]]
+    names = [
+        c["name"]
+        for c in yaml.safe_load((root / "causes" / "batch_size" / "big-batch.cases.yaml").read_text())["cases"]
+    ]
     assert names == ["big", "small", "report-r", "report-r-2"]
 
 
@@ -173,7 +199,7 @@ def test_unparseable_case_is_not_written(lint_kb):
 # ---------------------------------------------------------------------------- property tests
 
 _TEXT = st.text(
-    alphabet=st.sampled_from(list("abcxyz XYZ019_=:.,-|`~#*<>/\\\n\t") + ["显", "存", "£"]), min_size=1, max_size=300
+    alphabet=st.sampled_from([*list("abcxyz XYZ019_=:.,-|`~#*<>/\\\n\t"), "显", "存", "£"]), min_size=1, max_size=300
 )
 _FACTS = st.dictionaries(
     st.sampled_from(["gradient_checkpointing", "max_length", "batch_size", "model_name", "torch_version"]),
@@ -186,7 +212,12 @@ _FACTS = st.dictionaries(
 @given(symptom=_TEXT, facts=_FACTS)
 def test_markdown_report_round_trips(symptom, facts):
     data = {
-        "lang": "en", "triage_version": "0", "myths": [], "causes": [], "remedies": [], "questions": [],
+        "lang": "en",
+        "triage_version": "0",
+        "myths": [],
+        "causes": [],
+        "remedies": [],
+        "questions": [],
         "facts": {name: {"value": value, "source": "cli"} for name, value in facts.items()},
     }
     report = parse_report(render_markdown(data, symptom=symptom).splitlines(keepends=True))

@@ -17,8 +17,8 @@ CI_RUN = REPO / ".ci" / "run"
 TOOLS = {"pip", "triage", "pytest"}
 
 
-def commands(lines: list[str]) -> list[str]:
-    """The pip/triage/pytest commands, in order, from shell lines (``a && b`` is two commands)."""
+def commands(lines: list[str]) -> list[list[str]]:
+    """The pip/triage/pytest commands as argv lists, in order, from shell lines (``a && b`` is two)."""
     out = []
     for line in lines:
         line = line.split(" #", 1)[0].strip()
@@ -26,8 +26,10 @@ def commands(lines: list[str]) -> list[str]:
             continue
         for part in line.split("&&"):
             words = shlex.split(part)
+            cut = next((i for i, w in enumerate(words) if w in {">", ">>", "<", "|", "2>"}), len(words))
+            words = words[:cut]  # drop shell redirections
             if words and words[0] in TOOLS:
-                out.append(" ".join(words))
+                out.append(words)
     return out
 
 
@@ -37,7 +39,7 @@ def workflow() -> dict:
     return data
 
 
-def workflow_commands() -> list[str]:
+def workflow_commands() -> list[list[str]]:
     lines: list[str] = []
     for job in workflow()["jobs"].values():
         for step in job["steps"]:
@@ -66,8 +68,7 @@ def test_workflow_runs_the_same_commands_as_ci_run():
 
 def test_workflow_commands_exist_in_the_cli():
     parser, _ = build_parser()
-    for command in workflow_commands():
-        words = command.split()
+    for words in workflow_commands():
         if words[0] == "triage":
             parser.parse_args(words[1:])  # raises UsageError on an unknown subcommand or option
 
@@ -113,8 +114,10 @@ def test_contributing_commands_are_real():
     text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```(?:sh|bash|shell)\n(.*?)```", text, re.S)
     lines = [line for block in blocks for line in block.splitlines()]
-    triage = [c for c in commands(lines) if c.startswith("triage ")]
+    triage = [words[1:] for words in commands(lines) if words[0] == "triage"]
     assert len(triage) >= 5
     parser, _ = build_parser()
-    for command in triage:
-        parser.parse_args(shlex.split(command)[1:])
+    for argv in triage:
+        if argv[0].startswith("-"):  # `triage --symptom ...` means `triage diagnose --symptom ...`
+            argv = ["diagnose", *argv]
+        parser.parse_args(argv)

@@ -18,7 +18,9 @@ def test_committed_docs_are_current():
     kb, _ = load_knowledge()
     out = default_knowledge_dir().parent / "docs" / "knowledge"
     stale = stale_docs(kb, out)
-    assert stale == [], f"docs/knowledge is stale ({', '.join(stale[:5])}...): run `triage kb docs` and commit the result"
+    assert stale == [], (
+        f"docs/knowledge is stale ({', '.join(stale[:5])}...): run `triage kb docs` and commit the result"
+    )
 
 
 def test_every_entity_has_a_section_in_both_languages(lint_kb, tmp_path):
@@ -26,7 +28,11 @@ def test_every_entity_has_a_section_in_both_languages(lint_kb, tmp_path):
     pages = render_docs(kb, tmp_path / "docs")
     assert set(pages) == {
         "index.md",
-        *(f"{lang}/{page}" for lang in ("en", "zh") for page in ("index.md", "batch_size.md", "remedies.md", "myths.md")),
+        *(
+            f"{lang}/{page}"
+            for lang in ("en", "zh")
+            for page in ("index.md", "batch_size.md", "remedies.md", "myths.md")
+        ),
     }
     for lang in ("en", "zh"):
         category = pages[f"{lang}/batch_size.md"]

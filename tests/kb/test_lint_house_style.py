@@ -51,7 +51,9 @@ def test_title_too_long_and_chinese_without_chinese(lint_kb):
     root = lint_kb()
     path = root / "remedies" / "smaller-batch.yaml"
     long_title = "Use a smaller micro batch and make up for it with gradient accumulation"
-    text = path.read_text().replace("title: {en: Use a smaller batch, zh: 减小 batch}", f"title: {{en: {long_title}, zh: smaller batch}}")
+    text = path.read_text().replace(
+        "title: {en: Use a smaller batch, zh: 减小 batch}", f"title: {{en: {long_title}, zh: smaller batch}}"
+    )
     path.write_text(text, encoding="utf-8")
     _, problems = lint_dir(root)
     messages = {(p.code, p.message) for p in problems}
@@ -64,7 +66,9 @@ def test_schema_comment_pointing_at_the_wrong_schema(lint_kb):
     path = root / "myths" / "bigger-is-faster.yaml"
     path.write_text(path.read_text().replace("myth.schema.json", "cause.schema.json"), encoding="utf-8")
     _, problems = lint_dir(root)
-    assert [(p.code, p.message) for p in problems] == [("KB018", "the $schema comment points at ../schema/cause.schema.json")]
+    assert [(p.code, p.message) for p in problems] == [
+        ("KB018", "the $schema comment points at ../schema/cause.schema.json")
+    ]
     assert "../schema/myth.schema.json" in problems[0].hint
 
 
@@ -84,7 +88,7 @@ def test_stable_remedy_needs_firing_cases_behind_it(lint_kb):
         ("Gradient Checkpointing Is Off", "Title Case"),
         ("Use FSDP FULL_SHARD with a transformer-layer auto-wrap policy", None),
         ("Use a fused or chunked cross-entropy (Liger Kernel, Cut Cross-Entropy)", None),
-        ("device_map=\"auto\" combined with DDP / torchrun", None),
+        ('device_map="auto" combined with DDP / torchrun', None),
         ("bitsandbytes compute dtype left at fp32", None),
         ("batch too big", "capital"),
         ("Every DDP rank puts its model on cuda:0", None),
@@ -111,7 +115,10 @@ def test_exception_with_reason_silences_that_code_for_that_entity_only(lint_kb):
 
 def test_exception_does_not_cover_other_codes_or_entities(lint_kb):
     root = lint_kb("KB013")
-    _exceptions(root, "big-batch:\n  - {code: KB008, reason: wrong code}\nsmaller-batch:\n  - {code: KB013, reason: wrong entity}\n")
+    _exceptions(
+        root,
+        "big-batch:\n  - {code: KB008, reason: wrong code}\nsmaller-batch:\n  - {code: KB013, reason: wrong entity}\n",
+    )
     _, problems = lint_dir(root)
     codes = sorted(p.code for p in problems)
     assert codes.count("KB013") == 2  # both title problems still reported

@@ -159,5 +159,5 @@ def diagnose(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) 
         remedies=tuple(_rank_remedies(kb, causes, session.facts)),
         myths=tuple(_flag_myths(kb, session.text)),
         questions=tuple(questions),
-        done=should_stop(dist, questions),
+        done=should_stop(dist, questions, next((s for s in scored if not s.excluded), None)),
     )

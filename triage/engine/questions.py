@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier
@@ -140,8 +140,24 @@ class QuestionPlanner:
         return found[:limit]
 
 
-def should_stop(dist: Mapping[str, float], questions: list[Question]) -> bool:
-    """Whether the interview has nothing left worth asking."""
+def pending_veto(top: Scored | None, questions: Sequence[Question]) -> Question | None:
+    """A question about a necessary condition (a ``veto``) of the top cause that is still unknown.
+
+    A cause is not confidently the answer while something that would rule it out is unasked.
+    """
+    if top is None:
+        return None
+    vetoes = {leaf.fact for ev in evidence_of(top.cause) if ev.veto for leaf in leaves(ev.test)}
+    return next((q for q in questions if q.fact in vetoes), None)
+
+
+def should_stop(dist: Mapping[str, float], questions: Sequence[Question], top: Scored | None = None) -> bool:
+    """Whether the interview has nothing left worth asking.
+
+    It stops when no question would gain enough, or when the top cause is
+    confident and none of its necessary conditions is still unknown.
+    """
     if not questions or questions[0].gain < MIN_GAIN:
         return True
-    return bool(dist) and max(dist.values()) >= CONFIDENT
+    confident = bool(dist) and max(dist.values()) >= CONFIDENT
+    return confident and pending_veto(top, questions) is None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
 from triage.estimate.changes import apply_changes
-from triage.estimate.estimator import GiB, Estimate, estimate
+from triage.estimate.estimator import Estimate, GiB, estimate
 from triage.estimate.run import ModelUnknown, fact_values
 
 if TYPE_CHECKING:

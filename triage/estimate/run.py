@@ -156,6 +156,21 @@ def as_int(value: Any, name: str, minimum: int = 0) -> int:
     return number
 
 
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
+_UNITS = {"": 1, "b": 1, "kb": 1000, "kib": 1024, "k": 1024, "mb": 1000**2, "mib": 1024**2, "m": 1024**2,
+          "gb": 1000**3, "gib": 1024**3, "g": 1024**3, "tb": 1000**4, "tib": 1024**4}
+
+
+def as_bytes(value: Any, name: str) -> int:
+    """``"24GiB"``, ``"512MiB"``, ``2.5e9`` -> bytes (GB/MB are SI, G/GiB binary)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value)
+    m = _SIZE.match(str(value))
+    if not m or m.group(2).lower() not in _UNITS:
+        raise RunError(f"{name} must be a size such as 24GiB; got {value!r}")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
 def as_dtype(value: Any) -> str | None:
     low = str(value).strip().lower().replace("torch.", "")
     table = {"fp32": "fp32", "float32": "fp32", "float": "fp32", "32": "fp32", "fp16": "fp16", "float16": "fp16",
@@ -266,7 +281,7 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
         notes.append(Assumption("gpu_name", v["gpu_name"], "not a bundled GPU preset; give gpu_memory_bytes"))
     capacity: int | None = None
     if v.get("gpu_memory_bytes"):
-        capacity = as_int(v["gpu_memory_bytes"], "gpu_memory_bytes", 1)
+        capacity = as_bytes(v["gpu_memory_bytes"], "gpu_memory_bytes")
     elif gpu is not None:
         capacity = gpu.capacity_bytes
     cc = float(v["compute_capability"]) if v.get("compute_capability") else (gpu.capability if gpu else None)
@@ -312,7 +327,7 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
             wd = assume("torch_dtype", guess, "not given; assumed 16-bit. If from_pretrained gets no torch_dtype, "
                         "transformers < 5 loads fp32 and the weights double: say torch_dtype=fp32")
     if mp in (None, "", "none"):
-        mp = assume("mixed_precision", "no" if wd != "fp32" else "no", "not given; no autocast")
+        mp = assume("mixed_precision", "no", "not given; no autocast")
     compute = wd if mp == "no" else ("bf16" if mp == "bf16" else "fp16")
     if quant != "none" and wd == "fp32":
         compute = "fp16" if mp != "bf16" else "bf16"
@@ -425,7 +440,7 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
         dist = assume("distributed", "deepspeed", "ZeRO stage or offload given, so DeepSpeed (ZeRO-Offload also "
                       "runs on one GPU)")
     if dist == "deepspeed" and zero is None:
-        zero = assume("zero_stage", 2 if not offload else 2, "DeepSpeed without a stage given; ZeRO-2 is the "
+        zero = assume("zero_stage", 2, "DeepSpeed without a stage given; ZeRO-2 is the "
                       "most common config")
     if dist == "fsdp" and zero is None:
         zero = assume("zero_stage", 3, "FSDP FULL_SHARD (the default sharding strategy), sized like ZeRO-3")
@@ -437,7 +452,7 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
     assert zero is not None
 
     oom_exp = as_bool(v.get("expandable_segments", False), "expandable_segments")
-    other = as_int(v.get("other_process_bytes", 0) or 0, "other_process_bytes")
+    other = as_bytes(v.get("other_process_bytes", 0) or 0, "other_process_bytes")
     trainable = None
     if v.get("trainable_params_b"):
         trainable = int(float(v["trainable_params_b"]) * 1e9)
