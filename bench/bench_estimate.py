@@ -36,7 +36,8 @@ def main() -> None:
                                       "summary": {"en": rid, "zh": rid}, "steps": {}, "changes": changes,
                                       "cost": {"speed": speed}})
 
-    remedies = [remedy("gc", {"gradient_checkpointing": True}, "medium"), remedy("sdpa", {"attn_implementation": "sdpa"}),
+    remedies = [remedy("gc", {"gradient_checkpointing": True}, "medium"),
+                remedy("sdpa", {"attn_implementation": "sdpa"}),
                 remedy("b1", {"batch_size": 1, "grad_accum": "scaled"}, "low"),
                 remedy("4bit", {"quantization": "4bit"}, "medium"), remedy("8bit-opt", {"optimizer": "adamw_bnb_8bit"}),
                 remedy("fused", {"fused_loss": True}), remedy("half", {"max_length": "half"}, "low"),

@@ -8,12 +8,14 @@ so a case in ``<id>.cases.yaml`` exercises exactly the path a user's
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from triage.engine.diagnose import Diagnosis, Session, diagnose
 from triage.facts import Fact, FactSet, Source, make_fact
 from triage.ingest.inputs import gather
 from triage.kb.loader import KnowledgeBase
+from triage.quantify import Memory, derive, quantify, saver, try_estimate
 
 
 def facts_from_mapping(kb: KnowledgeBase, values: Mapping[str, Any], source: Source) -> list[Fact]:
@@ -58,6 +60,29 @@ def build_session(
     )
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """A diagnosis and what the estimator says about the same run."""
+
+    diagnosis: Diagnosis
+    memory: Memory
+
+
+def analyse(kb: KnowledgeBase, session: Session) -> Analysis:
+    """Estimate, diagnose and plan: the whole pipeline after the readers.
+
+    The estimator's derived facts join the session's facts before causes are
+    scored, and remedies are ranked by what they save on this run.
+    """
+    session = replace(session, facts=derive(session.facts))
+    est, missing = try_estimate(session.facts)
+    need = None
+    if est is not None and est.capacity_bytes:
+        need = max(0, est.device_total.expected - est.capacity_bytes) or None
+    diagnosis = diagnose(kb, session, saving_of=saver(session.facts, est), need=need)
+    return Analysis(diagnosis, quantify(diagnosis, est, missing))
+
+
 def run(kb: KnowledgeBase, session: Session) -> Diagnosis:
-    """Diagnose a session."""
-    return diagnose(kb, session)
+    """Diagnose a session (with the estimator's derived facts and savings)."""
+    return analyse(kb, session).diagnosis

@@ -48,7 +48,7 @@ def test_conflicting_remedies_are_never_combined(scenario):
 def test_same_fact_different_values_conflict(scenario):
     a = remedy("opt-a", {"optimizer": "adafactor"})
     b = remedy("opt-b", {"optimizer": "adamw_bnb_8bit"})
-    p = plan(scenario, [a, b] + REMEDIES[:3])
+    p = plan(scenario, [a, b, *REMEDIES[:3]])
     ids = [s.remedy_id for s in p.steps]
     assert not {"opt-a", "opt-b"} <= set(ids)
 

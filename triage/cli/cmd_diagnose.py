@@ -56,7 +56,7 @@ def _read_text(path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from triage.api import build_session
-    from triage.api import run as run_diagnosis
+    from triage.api import analyse
     from triage.facts import Source, parse_assignment
     from triage.kb.loader import load_checked
 
@@ -86,10 +86,10 @@ def run(args: argparse.Namespace) -> int:
         facts=facts,
         lang=args.lang,
     )
-    diagnosis = run_diagnosis(kb, session)
+    analysis = analyse(kb, session)
     from triage.render.contract import to_dict
 
-    data = to_dict(kb, diagnosis, top=args.top)
+    data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory)
     if args.format == "json":
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     elif args.format == "markdown":

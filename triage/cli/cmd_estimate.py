@@ -261,7 +261,8 @@ def run(args: argparse.Namespace) -> int:
         from triage.estimate import presets
 
         for a in presets():
-            sys.stdout.write(f"{a.id:<18} {a.total_params() / 1e9:7.2f}B  {a.name}  (also: {', '.join(a.aliases[:3])})\n")
+            also = ", ".join(a.aliases[:3])
+            sys.stdout.write(f"{a.id:<18} {a.total_params() / 1e9:7.2f}B  {a.name}  (also: {also})\n")
         return EXIT_OK
     if args.list_gpus:
         from triage.estimate import gpu_presets

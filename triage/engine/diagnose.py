@@ -8,6 +8,7 @@ repeats, and proposes the next questions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from triage.engine.conditions import evaluate, version_in
@@ -67,6 +68,10 @@ class RankedRemedy:
     """False when a prerequisite is known to fail; None when some are unknown."""
     blockers: tuple[str, ...]
     """Why it may not apply: unmet prerequisites or version requirements."""
+    saving_bytes: int | None = None
+    """What it saves on this run per the estimator (None when not estimated)."""
+    value: float = 0.0
+    """The ranking key: weight, scaled by the memory it buys and its cost."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,30 @@ def _remedy_status(remedy: Remedy, facts: FactSet) -> tuple[bool | None, tuple[s
     return state, tuple(blockers)
 
 
-def _rank_remedies(kb: KnowledgeBase, causes: list[RankedCause], facts: FactSet) -> list[RankedRemedy]:
+#: Cost levels as a penalty on a remedy's value.
+_COST = {"none": 0.0, "low": 0.05, "medium": 0.12, "high": 0.25}
+#: A saving of this many bytes counts as fully worthwhile when the deficit is unknown.
+_ENOUGH = 4 * 1024**3
+
+SavingOf = Callable[[Remedy], "int | None"]
+
+
+def _value(remedy: Remedy, weight: float, saving: int | None, need: int | None) -> float:
+    """Weight from the causes, scaled by how much of the needed memory the remedy buys, minus its cost."""
+    penalty = 1.0 - _COST[remedy.cost.speed] - 1.5 * _COST[remedy.cost.quality]
+    if saving is None:
+        return weight * 0.6 * penalty
+    share = min(1.0, max(0, saving) / max(need or _ENOUGH, 1))
+    return weight * (0.15 + 0.85 * share) * penalty
+
+
+def _rank_remedies(
+    kb: KnowledgeBase,
+    causes: list[RankedCause],
+    facts: FactSet,
+    saving_of: SavingOf | None = None,
+    need: int | None = None,
+) -> list[RankedRemedy]:
     weights: dict[str, float] = {}
     owners: dict[str, list[str]] = {}
     for i, rc in enumerate(causes):
@@ -125,10 +153,13 @@ def _rank_remedies(kb: KnowledgeBase, causes: list[RankedCause], facts: FactSet)
             owners.setdefault(rid, []).append(rc.id)
     ranked = []
     for rid, weight in weights.items():
-        state, blockers = _remedy_status(kb.remedies[rid], facts)
-        ranked.append(RankedRemedy(kb.remedies[rid], weight, tuple(owners[rid]), state, blockers))
+        remedy = kb.remedies[rid]
+        state, blockers = _remedy_status(remedy, facts)
+        saving = saving_of(remedy) if saving_of is not None else None
+        value = _value(remedy, weight, saving, need)
+        ranked.append(RankedRemedy(remedy, weight, tuple(owners[rid]), state, blockers, saving, value))
     # not-applicable remedies sink below every applicable or possibly applicable one
-    ranked.sort(key=lambda r: (r.applicable is False, -r.weight, r.remedy.id))
+    ranked.sort(key=lambda r: (r.applicable is False, -r.value, r.remedy.id))
     return ranked
 
 
@@ -142,11 +173,20 @@ def _flag_myths(kb: KnowledgeBase, text: str) -> list[FlaggedMyth]:
     return flagged
 
 
-def diagnose(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) -> Diagnosis:
+def diagnose(
+    kb: KnowledgeBase,
+    session: Session,
+    scorer: Scorer | None = None,
+    *,
+    saving_of: SavingOf | None = None,
+    need: int | None = None,
+) -> Diagnosis:
     """Rank causes, remedies, myths and questions for ``session``.
 
     Pass a ``scorer`` built for the same text to reuse its text matches (the
-    interview does, as it re-diagnoses after every answer).
+    interview does, as it re-diagnoses after every answer). ``saving_of`` gives
+    a remedy's saving in bytes on this run and ``need`` the bytes the run is
+    over its GPU; with them remedies rank by the memory they buy.
     """
     scorer = scorer or Scorer(kb.causes, session.text)
     scored = scorer.score(session.facts)
@@ -156,7 +196,7 @@ def diagnose(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) 
     return Diagnosis(
         session=session,
         causes=tuple(causes),
-        remedies=tuple(_rank_remedies(kb, causes, session.facts)),
+        remedies=tuple(_rank_remedies(kb, causes, session.facts, saving_of, need)),
         myths=tuple(_flag_myths(kb, session.text)),
         questions=tuple(questions),
         done=should_stop(dist, questions, next((s for s in scored if not s.excluded), None)),

@@ -352,9 +352,13 @@ def load_hf_config(path: str | Path) -> Architecture:
     return from_hf_config(data, source=str(p))
 
 
-def with_dims(arch: Architecture, **dims: int) -> Architecture:
+def with_dims(arch: Architecture, dims: Mapping[str, int]) -> Architecture:
     """``arch`` with some dimensions replaced (facts such as hidden_size override a preset)."""
-    changes = {k: v for k, v in dims.items() if v is not None}
+    changes: dict[str, Any] = {k: v for k, v in dims.items() if k in _DIMS}
     if not changes:
         return arch
-    return replace(arch, source=f"{arch.source} + facts", **changes)
+    changes["source"] = f"{arch.source} + facts"
+    return replace(arch, **changes)
+
+
+_DIMS = frozenset({"hidden", "layers", "heads", "kv_heads", "intermediate", "vocab"})

@@ -257,10 +257,7 @@ def _layer_saved(run: Run, trainable_linears: bool) -> tuple[int, int, int]:
     h, f, qw, kvw = a.hidden, a.intermediate, a.q_width, a.kv_width
     saved = 0
     # norms
-    if a.norm == "layer":
-        per_norm = e * h + 8
-    else:
-        per_norm = 4 * h + (4 * h if a.norm == "rms_fp32" and trainable_linears else 0)
+    per_norm = e * h + 8 if a.norm == "layer" else 4 * h + (4 * h if a.norm == "rms_fp32" and trainable_linears else 0)
     saved += a.norms_per_layer * per_norm
     # inputs of linears: groups, LoRA copies
     widths = {"attn_in": h, "attn_out": qw, "mlp_in": h, "mlp_out": f}

@@ -180,10 +180,7 @@ def as_dtype(value: Any) -> str | None:
 
 def split_modules(value: Any) -> tuple[str, ...]:
     """``"q_proj,v_proj"``, ``"[q_proj, v_proj]"``, a list, or ``"none"`` -> module names."""
-    if isinstance(value, (list, tuple)):
-        items = [str(v) for v in value]
-    else:
-        items = re.split(r"[\s,;\[\]'\"]+", str(value))
+    items = [str(v) for v in value] if isinstance(value, (list, tuple)) else re.split(r"[\s,;\[\]'\"]+", str(value))
     names = tuple(i.strip() for i in items if i.strip())
     return () if names in ((), ("none",), ("None",), ("null",), ("[]",)) else names
 
@@ -223,12 +220,12 @@ def default_optimizer(tf: Version | None) -> tuple[str, str]:
 def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None,
                          notes: list[Assumption]) -> Architecture:
     """The architecture from an explicit one, the model name, the parameter count, or dimension facts."""
-    dims = {
+    raw = {
         "hidden": values.get("hidden_size"), "layers": values.get("num_layers"),
         "heads": values.get("num_attention_heads"), "kv_heads": values.get("num_kv_heads"),
         "intermediate": values.get("intermediate_size"), "vocab": values.get("vocab_size"),
     }
-    dims = {k: as_int(v, k, 1) for k, v in dims.items() if v is not None}
+    dims: dict[str, int] = {k: as_int(v, k, 1) for k, v in raw.items() if v is not None}
     if arch is None and values.get("model_name"):
         arch = find_architecture(str(values["model_name"]))
         if arch is None and not {"hidden", "layers", "heads"} <= set(dims):
@@ -260,7 +257,7 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None,
         notes.append(Assumption("architecture", "llama-like", "built from dimension facts: a Llama-style decoder "
                                 "(SwiGLU MLP, RMSNorm, untied embeddings)"))
         return arch
-    return with_dims(arch, **dims)
+    return with_dims(arch, dims)
 
 
 def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None = None) -> Run:

@@ -62,8 +62,12 @@ def build_model(spec: MeasureSpec) -> Any:
         raise SpecError(f"{spec.name}: transformers cannot build a {model_type!r} config: {exc}") from None
     config.use_cache = False
     dtype = _DTYPES[spec.dtype]
-    with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=spec.attn)
+    try:
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=spec.attn)
+    except ValueError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SpecError(f"{spec.name}: transformers cannot build the model: {first}") from None
     if spec.method == "qlora":
         from triage.measure.qlora import quantize_linears
 
@@ -72,7 +76,7 @@ def build_model(spec: MeasureSpec) -> Any:
         from peft import prepare_model_for_kbit_training  # type: ignore[import-not-found, unused-ignore]
 
         model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=spec.gc)
-    elif spec.gc:
+    if spec.gc and not model.is_gradient_checkpointing:
         model.gradient_checkpointing_enable()
     if spec.method in ("lora", "qlora"):
         from peft import LoraConfig, get_peft_model
@@ -93,7 +97,7 @@ def _materialise(model: Any, make: Any) -> None:
     memo: dict[int, Any] = {}
     for module in model.modules():
         for name, param in list(module._parameters.items()):
-            if param is None:
+            if param is None or param.device.type != "meta":
                 continue
             if id(param) not in memo:
                 new = make(param)
@@ -104,7 +108,7 @@ def _materialise(model: Any, make: Any) -> None:
                 memo[id(param)] = new
             module._parameters[name] = memo[id(param)]
         for name, buf in list(module._buffers.items()):
-            if buf is None:
+            if buf is None or buf.device.type != "meta":
                 continue
             if id(buf) not in memo:
                 memo[id(buf)] = make(buf)

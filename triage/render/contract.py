@@ -20,6 +20,7 @@ from triage import __version__
 from triage.engine.diagnose import Diagnosis, RankedCause
 from triage.engine.scoring import Item
 from triage.kb.loader import KnowledgeBase
+from triage.quantify import Memory
 
 
 def _evidence(item: Item) -> dict[str, Any]:
@@ -51,7 +52,42 @@ def _cause(rc: RankedCause, lang: str) -> dict[str, Any]:
     }
 
 
-def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5) -> dict[str, Any]:
+GIB = 1024**3
+
+
+def _gib(n: int | None) -> float | None:
+    return None if n is None else round(n / GIB, 3)
+
+
+def memory_dict(memory: Memory | None) -> dict[str, Any]:
+    """The ``memory`` object: the estimate, the plan and the fingerprint, or what is missing."""
+    if memory is None or memory.estimate is None:
+        return {"estimated": False, "missing": memory.missing if memory else "no estimate was requested"}
+    est = memory.estimate
+    out: dict[str, Any] = {"estimated": True, **est.to_json()}
+    out["gpu_capacity_gib"] = _gib(est.capacity_bytes)
+    out["fits"] = est.fits
+    if memory.plan is not None:
+        p = memory.plan
+        out["plan"] = {
+            "steps": [{"id": s.remedy_id, "saving_gib": _gib(s.saving_alone), "changes": dict(s.changes)} for s in p.steps],
+            "fits": p.fits,
+            "device_total_after_gib": _gib(p.after.device_total.expected),
+            "target_gib": _gib(p.target_bytes),
+            "headroom": p.headroom,
+        }
+    fp = memory.fingerprint
+    if fp is not None:
+        out["fingerprint"] = {
+            "requested_gib": _gib(fp.requested_bytes),
+            "best": None if fp.best is None else {"tensor": fp.best.name, "gib": _gib(fp.best.bytes),
+                                                  "description": fp.best.description},
+            "confidence": fp.confidence,
+        }
+    return out
+
+
+def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5, memory: Memory | None = None) -> dict[str, Any]:
     """The JSON contract for ``diagnosis``; ``top`` limits the causes listed (ruled-out ones are never listed)."""
     lang = diagnosis.session.lang
     live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
@@ -69,6 +105,7 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5) -> dict[st
                 "summary": remedy.summary.get(lang),
                 "for_causes": list(rr.for_causes),
                 "weight": round(rr.weight, 4),
+                "saving_gib": _gib(rr.saving_bytes),
                 "applicable": rr.applicable,
                 "blockers": list(rr.blockers),
                 "cost": {"speed": remedy.cost.speed, "quality": remedy.cost.quality},
@@ -122,6 +159,7 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5) -> dict[st
         },
         "questions": questions,
         "done": diagnosis.done,
+        "memory": memory_dict(memory),
         "inputs": {
             "read_as": [{"path": path, "kind": kind} for path, kind in diagnosis.session.read_as],
             "conflicts": list(diagnosis.session.conflicts),

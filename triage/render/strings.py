@@ -35,6 +35,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "references": {"en": "References", "zh": "参考资料"},
     "steps": {"en": "Steps", "zh": "步骤"},
     "conflict": {"en": "inputs disagree", "zh": "输入之间有矛盾"},
+    "memory": {"en": "Estimated memory", "zh": "显存估算"},
+    "no_estimate": {"en": "no estimate yet", "zh": "暂时无法估算"},
+    "fits": {"en": "fits", "zh": "放得下"},
+    "does_not_fit": {"en": "does not fit", "zh": "放不下"},
+    "expected": {"en": "expected", "zh": "预计"},
+    "plan": {"en": "cheapest plan that fits", "zh": "代价最小的可行方案"},
+    "no_plan": {"en": "no combination of the suggested remedies fits", "zh": "建议的修改组合后仍然放不下"},
+    "assumed": {"en": "assumed", "zh": "假设"},
+    "saves": {"en": "saves", "zh": "节省"},
+    "saves_nothing": {"en": "saves ~0 on this run", "zh": "对本次训练几乎无节省"},
+    "failed_alloc": {"en": "the failed allocation of", "zh": "失败的分配"},
     "unknown_keys": {"en": "config keys not understood", "zh": "未识别的配置项"},
 }
 

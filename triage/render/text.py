@@ -27,6 +27,56 @@ def _value(v: object, kind: str = "") -> str:
     return str(v)
 
 
+def _memory(mem: dict[str, Any], lang: str) -> list[str]:
+    """The estimate as a stacked bar against the GPU, the components and the plan."""
+    if not mem.get("estimated"):
+        return [t("memory", lang), *_wrap(f"{t('no_estimate', lang)}: {mem['missing']}", "  ", "  "), ""]
+    total = mem["device_total_gib"]
+    cap = mem.get("gpu_capacity_gib")
+    out = [t("memory", lang)]
+    comps = sorted(mem["components"].items(), key=lambda kv: -kv[1])
+    scale = max(total["high"], cap or 0) or 1.0
+    cells = 60
+    bar = ""
+    marks = "#=+*%@&$"
+    for i, (_, gib) in enumerate(comps):
+        bar += marks[i % len(marks)] * round(gib / scale * cells)
+    bar += "~" * max(0, round(total["expected"] / scale * cells) - len(bar))
+    line = list(bar.ljust(cells, " "))
+    if cap:
+        at = min(cells - 1, round(cap / scale * cells))
+        line[at] = "|"
+    out.append(f"  [{''.join(line)}]")
+    legend = ", ".join(f"{marks[i % len(marks)]} {name} {gib:.1f}" for i, (name, gib) in enumerate(comps) if gib >= 0.05)
+    out += _wrap(f"{legend}, ~ overhead (GiB)", "  ", "  ")
+    verdict = t("fits", lang) if mem["fits"] else t("does_not_fit", lang)
+    cap_text = f" / {cap:.1f} GiB GPU" if cap else ""
+    out += _wrap(
+        f"{verdict}: {t('expected', lang)} {total['expected']:.1f} GiB ({total['low']:.1f}-{total['high']:.1f})"
+        f"{cap_text}; peak at {mem['peak_phase']} ({mem['peak_allocated_gib']:.1f} GiB allocated)",
+        "  ",
+        "    ",
+    )
+    fp = mem.get("fingerprint")
+    if fp and fp.get("best"):
+        out += _wrap(
+            f"{t('failed_alloc', lang)} {fp['requested_gib']:.2f} GiB ≈ {fp['best']['description']} "
+            f"({fp['confidence']})",
+            "  ",
+            "    ",
+        )
+    plan = mem.get("plan")
+    if plan and plan["steps"]:
+        steps = " + ".join(s["id"] for s in plan["steps"])
+        result = t("fits", lang) if plan["fits"] else t("does_not_fit", lang)
+        out += _wrap(f"{t('plan', lang)}: {steps} → {plan['device_total_after_gib']:.1f} GiB ({result})", "  ", "    ")
+    elif plan and not mem["fits"]:
+        out += _wrap(t("no_plan", lang), "  ", "    ")
+    for a in mem.get("assumptions", [])[:4]:
+        out += _wrap(f"{t('assumed', lang)} {a['fact']} = {a['value']}: {a['reason']}", "  ", "    ")
+    return [*out, ""]
+
+
 def render_text(data: dict[str, Any]) -> str:
     """Render the contract dict as 80-column text."""
     lang = data["lang"]
@@ -48,6 +98,7 @@ def render_text(data: dict[str, Any]) -> str:
             sign = "+" if ev["weight"] >= 0 else "−"
             out += _wrap(f"{sign}{abs(ev['weight']):.1f}  {ev['label']}", "      ")
     out.append("")
+    out += _memory(data["memory"], lang)
     if data["remedies"]:
         out.append(t("remedies", lang))
         for n, rem in enumerate(data["remedies"], 1):
@@ -56,7 +107,11 @@ def render_text(data: dict[str, Any]) -> str:
                 mark = f" ({t('blocked', lang)}: {'; '.join(rem['blockers'])})"
             speed, quality = t(rem["cost"]["speed"], lang), t(rem["cost"]["quality"], lang)
             cost = f"{t('speed', lang)} {speed}, {t('quality', lang)} {quality}"
-            out += _wrap(f"{n}. {rem['title']}{mark}", "")
+            saves = ""
+            if rem.get("saving_gib") is not None:
+                saves = f"  [{t('saves', lang)} {rem['saving_gib']:.1f} GiB]" if rem["saving_gib"] > 0.05 else (
+                    f"  [{t('saves_nothing', lang)}]")
+            out += _wrap(f"{n}. {rem['title']}{saves}{mark}", "", "   ")
             out += _wrap(rem["summary"], "   ")
             out += _wrap(f"{t('cost', lang)}: {cost}; {t('for', lang)} {', '.join(rem['for_causes'])}", "   ")
         out.append("")
