@@ -6,17 +6,23 @@ takes the engine's best question (highest expected information gain, ties to
 the easier one, :mod:`triage.engine.questions`), skipping facts the user said
 they don't know. It stops when the engine says nothing is worth asking.
 
+The diagnosis is the CLI's: the estimator's derived facts join the session
+before causes are scored and remedies are ranked by the memory they save on
+this run (:mod:`triage.quantify`, the same stage :func:`triage.api.analyse`
+runs), so ``triage diagnose`` with the same facts and text gives the same
+ranking, remedies and savings. :attr:`Interview.memory` is that run's
+estimate and plan.
+
 The state is the list of :class:`Turn` objects; facts and text are replayed
 from it, so going back or changing an earlier answer is just editing that
 list. Free text goes through :func:`read_text`, the one adapter to the
-readers in :mod:`triage.ingest` (used when they are installed; otherwise the
-text only joins the session's text, where cause signals still match it).
+readers in :mod:`triage.ingest`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -28,6 +34,7 @@ from triage.ingest.errors import IngestError
 from triage.ingest.inputs import Gathered, gather
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import FactSpec, FactType
+from triage.quantify import Memory, derive, quantify, saver, try_estimate
 
 LANGS = ("en", "zh")
 #: The key that answers "don't know".
@@ -38,6 +45,10 @@ _WORDS: dict[str, dict[str, str]] = {
     "no": {"en": "no", "zh": "否"},
     "dont_know": {"en": "don't know", "zh": "不知道"},
     "took": {"en": "I took from that", "zh": "我从中读取到"},
+    "took_n": {"en": "took {n} facts from {where}", "zh": "从{where}读取到 {n} 个事实"},
+    "took_1": {"en": "took 1 fact from {where}", "zh": "从{where}读取到 1 个事实"},
+    "your_text": {"en": "your text", "zh": "你的文本"},
+    "notes_n": {"en": "{n} reader notes in the report", "zh": "另有 {n} 条读取说明（见报告）"},
     "kept": {
         "en": "I found no facts in that; I keep it as context (it still counts as evidence).",
         "zh": "没有从中读取到事实；已作为上下文保留（仍会作为证据）。",
@@ -86,6 +97,14 @@ class Taken:
     """The text to add to the session (signals match it)."""
     notes: tuple[str, ...] = ()
     """What the readers want the user to know (conflicts, unknown keys, missing readers)."""
+    conflicts: tuple[str, ...] = ()
+    """Where two inputs disagreed, and which one was believed (also in ``notes``)."""
+    unknown_keys: tuple[str, ...] = ()
+    """Config keys the readers did not understand, "path: key"."""
+    reader_notes: tuple[str, ...] = ()
+    """The readers' own notes (without conflicts and unknown keys)."""
+    read_as: tuple[tuple[str, str], ...] = ()
+    """(path, kind) of every input file read."""
 
 
 @dataclass(frozen=True)
@@ -107,12 +126,21 @@ class Turn:
 
 
 def _from_gathered(gathered: Gathered) -> Taken:
-    notes = [str(n) for n in gathered.notes]
-    notes += [f"conflict: {c.describe()}" for c in gathered.conflicts]
-    if gathered.unknown_keys:
-        keys = [f"{path}: {key}" for path, key in gathered.unknown_keys]
+    reader_notes = tuple(str(n) for n in gathered.notes)
+    conflicts = tuple(c.describe() for c in gathered.conflicts)
+    keys = tuple(f"{path}: {key}" for path, key in gathered.unknown_keys)
+    notes = [*reader_notes, *(f"conflict: {c}" for c in conflicts)]
+    if keys:
         notes.append("keys not used: " + ", ".join(keys[:10]) + (" ..." if len(keys) > 10 else ""))
-    return Taken(tuple(gathered.facts), gathered.text, tuple(notes))
+    return Taken(
+        tuple(gathered.facts),
+        gathered.text,
+        tuple(notes),
+        conflicts=conflicts,
+        unknown_keys=keys,
+        reader_notes=reader_notes,
+        read_as=tuple(gathered.read_as),
+    )
 
 
 def read_inputs(
@@ -122,15 +150,21 @@ def read_inputs(
     logs: Sequence[Path] = (),
     envs: Sequence[Path] = (),
     configs: Sequence[Path] = (),
+    facts: Iterable[Fact] = (),
 ) -> Taken:
-    """Read free text, logs, env reports and configs with the ingest readers."""
+    """Read free text, logs, env reports and configs with the ingest readers.
+
+    ``facts`` (``--fact``) are merged by the readers' own rules, as ``triage
+    diagnose`` merges them, so the interview starts from the CLI's session.
+    """
     try:
         gathered = gather(
             kb.facts,
-            symptoms=list(symptoms),
+            symptoms=[s for s in symptoms if s],
             logs=[str(p) for p in logs],
             envs=[str(p) for p in envs],
             configs=[str(p) for p in configs],
+            cli_facts=list(facts),
         )
     except IngestError as exc:  # an unreadable or unrecognised file
         raise InterviewError(str(exc)) from None
@@ -194,6 +228,24 @@ def describe_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> list[st
     return [*lines, *taken.notes]
 
 
+def summarize_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> str:
+    """One line for the conversation: "took 3 facts from your text: a=1, b=yes, c=24 GiB"."""
+    if not taken.facts:
+        return _WORDS["kept"][lang]
+    wheres: list[str] = []
+    for fact in taken.facts:
+        where = fact.source.path or (_WORDS["your_text"][lang] if fact.source.kind == "symptom" else fact.source.kind)
+        if where not in wheres:
+            wheres.append(where)
+    n = len(taken.facts)
+    head = _WORDS["took_1" if n == 1 else "took_n"][lang].format(n=n, where=", ".join(wheres))
+    values = ", ".join(f"{f.name}={format_value(kb.facts.get(f.name), f.value, lang)}" for f in taken.facts)
+    line = f"{head}: {values}"
+    if taken.notes:
+        line += f" ({_WORDS['notes_n'][lang].format(n=len(taken.notes))})"
+    return line
+
+
 # --------------------------------------------------------------------------- the interview
 
 
@@ -216,6 +268,7 @@ class Interview:
         self._reopened: str | None = None
         self._scorer: Scorer | None = None
         self._diagnosis: Diagnosis | None = None
+        self._memory: Memory | None = None
         self._questions: list[Question] = []
         self._scorer_text = ""
 
@@ -244,14 +297,34 @@ class Interview:
 
     @property
     def session(self) -> Session:
-        return Session(facts=self.facts, text=self.text, lang=self.lang)
+        """What the user has told us (their facts, without the estimator's derived ones)."""
+        takens = [self.start, *(t.taken for t in self.turns if t.kind == "text")]
+        return Session(
+            facts=self.facts,
+            text=self.text,
+            lang=self.lang,
+            conflicts=tuple(c for t in takens for c in t.conflicts),
+            unknown_keys=tuple(k for t in takens for k in t.unknown_keys),
+            notes=tuple(n for t in takens for n in t.reader_notes),
+            read_as=tuple(r for t in takens for r in t.read_as),
+        )
+
+    def _analyse(self, session: Session) -> tuple[Diagnosis, Memory]:
+        """:func:`triage.api.analyse`, reusing the text matches of the last turn's scorer."""
+        session = replace(session, facts=derive(session.facts))
+        if self._scorer is None or self._scorer_text != session.text:
+            self._scorer = Scorer(self.kb.causes, session.text, self.kb.anchors)
+            self._scorer_text = session.text
+        est, missing = try_estimate(session.facts)
+        need = None
+        if est is not None and est.capacity_bytes:
+            need = max(0, est.device_total.expected - est.capacity_bytes) or None
+        diagnosis = diagnose(self.kb, session, self._scorer, saving_of=saver(session.facts, est), need=need)
+        return diagnosis, quantify(diagnosis, est, missing)
 
     def _refresh(self) -> None:
-        session = self.session
-        if self._scorer is None or self._scorer_text != session.text:
-            self._scorer = Scorer(self.kb.causes, session.text)
-            self._scorer_text = session.text
-        diagnosis = diagnose(self.kb, session, scorer=self._scorer)
+        diagnosis, memory = self._analyse(self.session)
+        session = diagnosis.session
         skipped = self.skipped
         questions = [q for q in diagnosis.questions if q.fact not in skipped]
         if len(questions) < len(diagnosis.questions):
@@ -261,6 +334,7 @@ class Interview:
             ranked = planner.rank(session.facts, scored, self.distribution(diagnosis), limit=len(self.kb.facts))
             questions = [q for q in ranked if q.fact not in skipped]
         self._diagnosis = diagnosis
+        self._memory = memory
         self._questions = questions
 
     @staticmethod
@@ -273,6 +347,14 @@ class Interview:
             self._refresh()
         assert self._diagnosis is not None
         return self._diagnosis
+
+    @property
+    def memory(self) -> Memory:
+        """The estimate of the run as told so far, each remedy's plan, or what the estimator needs."""
+        if self._diagnosis is None or self._memory is None:
+            self._refresh()
+        assert self._memory is not None
+        return self._memory
 
     @property
     def questions(self) -> list[Question]:
@@ -310,9 +392,9 @@ class Interview:
         return self._veto_question()
 
     def _reopened_question(self, name: str) -> Question:
-        scorer = self._scorer or Scorer(self.kb.causes, self.text)
+        scorer = self._scorer or Scorer(self.kb.causes, self.text, self.kb.anchors)
         planner = QuestionPlanner(scorer, self.kb.facts)
-        facts = self.facts.without(name)
+        facts = derive(self.facts.without(name))
         scored = scorer.score(facts)
         dist = {s.cause.id: 0.0 for s in scored}
         dist.update(self.distribution(self.diagnosis))

@@ -166,7 +166,7 @@ def _rank_remedies(
 def _flag_myths(kb: KnowledgeBase, text: str) -> list[FlaggedMyth]:
     flagged = []
     for myth in kb.myths.values():
-        matches = match_all(myth.signals, text)
+        matches = match_all(myth.signals, text, kb.anchors)
         if sum(m.signal.weight for m in matches) >= MYTH_THRESHOLD:
             flagged.append(FlaggedMyth(myth, tuple(matches)))
     flagged.sort(key=lambda f: (-sum(m.signal.weight for m in f.matches), f.myth.id))
@@ -188,7 +188,7 @@ def diagnose(
     a remedy's saving in bytes on this run and ``need`` the bytes the run is
     over its GPU; with them remedies rank by the memory they buy.
     """
-    scorer = scorer or Scorer(kb.causes, session.text)
+    scorer = scorer or Scorer(kb.causes, session.text, kb.anchors)
     scored = scorer.score(session.facts)
     dist = probabilities(scored)
     causes = [RankedCause(s, dist.get(s.cause.id, 0.0)) for s in scored]

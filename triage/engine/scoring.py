@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from triage.engine.conditions import describe, evaluate, leaves
-from triage.engine.signals import match_all
+from triage.engine.signals import Anchors, match_all
 from triage.facts import FactSet
 from triage.kb.models import Affects, Cause, Evidence, Leaf
 
@@ -107,11 +107,11 @@ def fact_items(cause: Cause, facts: FactSet) -> tuple[list[Item], bool, set[str]
     return items, vetoed, unknown
 
 
-def signal_items(cause: Cause, text: str) -> list[Item]:
+def signal_items(cause: Cause, text: str, anchors: Anchors | None = None) -> list[Item]:
     """The text signals of a cause that match ``text``."""
     return [
         Item("signal", m.signal.label or f"text mentions {m.excerpt!r}", m.signal.weight, "true", excerpt=m.excerpt)
-        for m in match_all(cause.signals, text)
+        for m in match_all(cause.signals, text, anchors)
     ]
 
 
@@ -122,9 +122,9 @@ class Scorer:
     is matched once here; :meth:`score` re-evaluates only the conditions.
     """
 
-    def __init__(self, causes: Mapping[str, Cause], text: str) -> None:
+    def __init__(self, causes: Mapping[str, Cause], text: str, anchors: Anchors | None = None) -> None:
         self.causes = dict(causes)
-        self.text_items = {cid: signal_items(c, text) for cid, c in self.causes.items()}
+        self.text_items = {cid: signal_items(c, text, anchors) for cid, c in self.causes.items()}
 
     def score_one(self, cause: Cause, facts: FactSet) -> Scored:
         """Score one cause."""

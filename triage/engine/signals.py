@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -35,10 +36,21 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return " ".join(text[start:end].split())[:120]
 
 
-def match_signal(signal: Signal, text: str, lowered: str) -> Match | None:
-    """The first pattern of ``signal`` found in ``text`` (``lowered`` is ``text.lower()``)."""
+Anchors = Mapping[str, "tuple[str, ...] | None"]
+
+
+def match_signal(signal: Signal, text: str, lowered: str, anchors: Anchors | None = None) -> Match | None:
+    """The first pattern of ``signal`` found in ``text`` (``lowered`` is ``text.lower()``).
+
+    ``anchors`` maps a regex to literals one of which every match contains
+    (triage/kb/anchors.py); a pattern none of whose anchors occurs is skipped
+    without being compiled.
+    """
     for pattern in signal.patterns:
         if signal.type == "regex":
+            need = anchors.get(pattern) if anchors is not None else None
+            if need is not None and not any(word in lowered for word in need):
+                continue
             found = compile_pattern(pattern).search(text)
             if found:
                 return Match(signal, _excerpt(text, found.start(), found.end()))
@@ -58,9 +70,9 @@ def match_signal(signal: Signal, text: str, lowered: str) -> Match | None:
     return None
 
 
-def match_all(signals: list[Signal], text: str) -> list[Match]:
+def match_all(signals: list[Signal], text: str, anchors: Anchors | None = None) -> list[Match]:
     """Every signal of the list that matches ``text``."""
     if not text:
         return []
     lowered = text.lower()
-    return [m for s in signals if (m := match_signal(s, text, lowered)) is not None]
+    return [m for s in signals if (m := match_signal(s, text, lowered, anchors)) is not None]

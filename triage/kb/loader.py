@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from triage.kb.anchors import anchors
 from triage.kb.models import CasesFile, Cause, FactSpec, Myth, Remedy
 from triage.kb.problems import Problem
 from triage.kb.yamlio import YamlError, line_of, load_yaml
@@ -59,6 +60,8 @@ class KnowledgeBase:
     """The file of every entity and cases file, by '<kind>:<id>'."""
     texts: dict[Path, str] = field(default_factory=dict)
     """The raw text of every file read (for line lookups in lint)."""
+    anchors: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    """Literal anchors of every regex signal pattern (see triage/kb/anchors.py)."""
 
     def entity(self, entity_id: str) -> FactSpec | Cause | Remedy | Myth | None:
         """Any entity by id, whatever its kind."""
@@ -239,6 +242,11 @@ def load_knowledge(root: Path | None = None) -> tuple[KnowledgeBase, list[Proble
             _load_cases(kb, path, problems)
         else:
             _load_entity(kb, path, problems)
+    for entity in (*kb.causes.values(), *kb.myths.values()):
+        for signal in entity.signals:
+            if signal.type == "regex":
+                for pattern in signal.patterns:
+                    kb.anchors.setdefault(pattern, anchors(pattern))
     return kb, problems
 
 
@@ -251,8 +259,19 @@ class KnowledgeError(Exception):
 
 
 def load_checked(root: Path | None = None) -> KnowledgeBase:
-    """Load the knowledge base, raising :class:`KnowledgeError` when any file is broken."""
-    kb, problems = load_knowledge(root)
+    """Load the knowledge base, raising :class:`KnowledgeError` when any file is broken.
+
+    A clean knowledge base is cached (triage/kb/cache.py), so the next run
+    skips parsing and validating YAML unless a file changed.
+    """
+    from triage.kb.cache import load_cached, store
+
+    resolved = (root or default_knowledge_dir()).resolve()
+    cached = load_cached(resolved)
+    if cached is not None:
+        return cached
+    kb, problems = load_knowledge(resolved)
     if problems:
         raise KnowledgeError(problems)
+    store(kb)
     return kb

@@ -17,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 class Strict(BaseModel):
     """Base for every knowledge model: unknown keys are errors, not silently dropped."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, defer_build=True)
 
 
 class Category(StrEnum):
@@ -404,7 +404,3 @@ class CasesFile(Strict):
     cases: list[Case] = Field(min_length=1)
 
 
-AllOf.model_rebuild()
-AnyOf.model_rebuild()
-NotOf.model_rebuild()
-Evidence.model_rebuild()
