@@ -48,6 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     case.add_argument("--cause", required=True, metavar="ID", help="the true cause")
     case.add_argument("--name", metavar="NAME", help="the case name (default: report-<file stem>)")
+    stats = sub.add_parser("stats", help="coverage: entities per category, myths, version bugs, missing Chinese text")
+    stats.add_argument("--format", choices=["text", "json"], default="text")
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -203,8 +205,24 @@ def _case_from_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _stats(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+
+    from triage.kb.loader import load_checked
+    from triage.kb.stats import compute, render
+
+    stats = compute(load_checked(args.knowledge))
+    if args.format == "json":
+        print(json.dumps({**asdict(stats), "shortfalls": stats.shortfalls}, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(render(stats))
+    return EXIT_FAILED if stats.shortfalls else EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     commands = {
+        "stats": _stats,
         "lint": _lint,
         "test": _test,
         "schema": _schema,

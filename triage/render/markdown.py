@@ -35,6 +35,40 @@ def _backtick_runs(text: str) -> list[str]:
     return runs
 
 
+def _memory(mem: dict[str, Any], lang: str) -> list[str]:
+    out = [f"### {t('memory', lang)}", ""]
+    if not mem.get("estimated"):
+        return [*out, f"{t('no_estimate', lang)}: {mem['missing']}", ""]
+    total = mem["device_total_gib"]
+    verdict = t("fits", lang) if mem["fits"] else t("does_not_fit", lang)
+    cap = mem.get("gpu_capacity_gib")
+    cap_text = f" / {cap:.1f} GiB" if cap else ""
+    out += [
+        f"**{verdict}**: {t('expected', lang)} {total['expected']:.1f} GiB "
+        f"({total['low']:.1f}–{total['high']:.1f}){cap_text}, peak at {mem['peak_phase']}",
+        "",
+        "| component | GiB | how |",
+        "|---|---|---|",
+    ]
+    formulas = mem.get("formulas", {})
+    for name, gib in sorted(mem["components"].items(), key=lambda kv: -kv[1]):
+        out.append(f"| {name} | {gib:.2f} | {_cell(formulas.get(name, ''))} |")
+    for item in mem.get("overheads", []):
+        out.append(f"| {item['name']} (overhead) | {item['expected_gib']:.2f} | {_cell(item['why'])} |")
+    out.append("")
+    plan = mem.get("plan")
+    if plan and plan["steps"]:
+        steps = ", ".join(f"`{s['id']}` ({s['saving_gib']:.1f} GiB alone)" for s in plan["steps"])
+        result = t("fits", lang) if plan["fits"] else t("does_not_fit", lang)
+        out += [f"**{t('plan', lang)}:** {steps} → {plan['device_total_after_gib']:.1f} GiB ({result})", ""]
+    assumed = mem.get("assumptions", [])
+    if assumed:
+        out += [f"<details><summary>{t('assumed', lang)}</summary>", ""]
+        out += [f"- `{a['fact']}` = {a['value']}: {a['reason']}" for a in assumed]
+        out += ["", "</details>", ""]
+    return out
+
+
 def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
     """Render the contract dict as a markdown report.
 
@@ -59,11 +93,13 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
             quote = f" — “{ev['excerpt']}”" if ev.get("excerpt") else ""
             out.append(f"- `{ev['weight']:+.2f}` {ev['label']}{quote}")
         out += ["", "</details>", ""]
+    out += _memory(data["memory"], lang)
     if data["remedies"]:
         out += [f"### {t('remedies', lang)}", ""]
         for n, r in enumerate(data["remedies"], 1):
             note = f" — **{t('blocked', lang)}:** {'; '.join(r['blockers'])}" if r["applicable"] is False else ""
-            out.append(f"{n}. **{r['title']}**{note}: {r['summary']}")
+            saves = f" ({t('saves', lang)} {r['saving_gib']:.1f} GiB)" if r.get("saving_gib") else ""
+            out.append(f"{n}. **{r['title']}**{saves}{note}: {r['summary']}")
         out.append("")
     if data["questions"]:
         out += [f"### {t('questions', lang)}", ""]
@@ -75,6 +111,11 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
         if "line" in fact:
             where += f":{fact['line']}"
         out.append(f"| `{name}` | {_cell(fact['value'])} | {_cell(where)} |")
+    inputs = data.get("inputs", {})
+    for conflict in inputs.get("conflicts", []):
+        out.append(f"> {t('conflict', lang)}: {conflict}")
+    if inputs.get("unknown_keys"):
+        out.append(f"\n{t('unknown_keys', lang)}: " + ", ".join(f"`{k}`" for k in inputs["unknown_keys"]))
     if symptom is not None and symptom.strip():
         text = redact(symptom.strip("\n"))
         summary = _SYMPTOM.get(lang, _SYMPTOM["en"])
