@@ -28,8 +28,9 @@ def test_large_reserved_but_unallocated_ranks_fragmentation_first(capsys):
 
 def test_expandable_segments_already_on_is_not_recommended_again(capsys, tmp_path):
     log = tmp_path / "train.log"
-    log.write_text("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n" + LOG.read_text(encoding="utf-8"),
-                   encoding="utf-8")
+    log.write_text(
+        "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n" + LOG.read_text(encoding="utf-8"), encoding="utf-8"
+    )
     data = diagnose_json(capsys, "--log", str(log))
     assert data["facts"]["expandable_segments"]["value"] is True
     assert data["causes"][0]["category"] == "fragmentation"
@@ -58,7 +59,9 @@ def test_scenario_shows_savings_in_gib_and_a_plan_that_fits(capsys):
 
 def test_remedies_rank_by_what_they_save_on_this_run(capsys):
     data = diagnose_json(capsys, "--symptom", SCENARIO)
-    savings = [r["saving_gib"] for r in data["remedies"] if r["saving_gib"] is not None and r["applicable"] is not False]
+    savings = [
+        r["saving_gib"] for r in data["remedies"] if r["saving_gib"] is not None and r["applicable"] is not False
+    ]
     assert savings and savings[0] == max(savings)
 
 

@@ -24,14 +24,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     src.add_argument("--symptom-file", action="append", default=[], metavar="FILE", help="read the symptom from FILE")
     src.add_argument("stdin", nargs="?", choices=["-"], help="read the symptom from standard input")
-    src.add_argument("--log", action="append", default=[], metavar="FILE",
-                     help="a training log or traceback; streamed, any size (repeatable; - for stdin)")
-    src.add_argument("--env", action="append", default=[], metavar="FILE",
-                     help="transformers env / accelerate env / collect_env / pip freeze / nvidia-smi output (repeatable)")
-    src.add_argument("--config", action="append", default=[], metavar="FILE",
-                     help="TrainingArguments/TRL/axolotl/LLaMA-Factory/DeepSpeed/peft/model config, JSON or YAML (repeatable)")
-    src.add_argument("--input", action="append", default=[], metavar="FILE",
-                     help="any of the above; the kind is detected from the content (repeatable)")
+    src.add_argument(
+        "--log",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a training log or traceback; streamed, any size (repeatable; - for stdin)",
+    )
+    src.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="transformers env / accelerate env / collect_env / pip freeze / nvidia-smi output (repeatable)",
+    )
+    src.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="TrainingArguments/TRL/axolotl/LLaMA-Factory/DeepSpeed/peft/model config, JSON or YAML (repeatable)",
+    )
+    src.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="any of the above; the kind is detected from the content (repeatable)",
+    )
     src.add_argument(
         "--fact",
         action="append",
@@ -55,8 +75,7 @@ def _read_text(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.api import build_session
-    from triage.api import analyse
+    from triage.api import analyse, build_session
     from triage.facts import Source, parse_assignment
     from triage.kb.loader import load_checked
 

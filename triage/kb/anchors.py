@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import re
 
-try:  # Python >= 3.11
-    from re import _constants as sre_constants
-    from re import _parser as sre_parse
-except ImportError:  # pragma: no cover
-    import sre_constants  # type: ignore[import-not-found, no-redef]
-    import sre_parse  # type: ignore[import-not-found, no-redef]
+from re import _constants as sre_constants  # type: ignore[attr-defined]  # Python >= 3.11
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 LITERAL = sre_constants.LITERAL
 SUBPATTERN = sre_constants.SUBPATTERN
@@ -48,7 +44,7 @@ def _sequence(items: list[tuple[object, object]]) -> Alternatives:
     run = ""
     for op, arg in items:
         if op is LITERAL:
-            run += chr(arg).lower()  # type: ignore[call-overload]
+            run += chr(arg).lower()  # type: ignore[arg-type]
             continue
         if _worth(run):
             best = _best(best, (run,))

@@ -56,7 +56,7 @@ def load_cached(root: Path) -> KnowledgeBase | None:
         if not path.is_file() or not _trusted(path) or not _trusted(path.parent):
             return None
         with path.open("rb") as fh:
-            kb = pickle.load(fh)  # noqa: S301 - a private, user-owned file written by store() below
+            kb = pickle.load(fh)  # a private, user-owned file written by store() below
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
         return None
     return kb if isinstance(kb, KnowledgeBase) and kb.root == root else None

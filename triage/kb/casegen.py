@@ -198,8 +198,8 @@ def build_case(
         case["symptom"] = symptom.rstrip() + "\n"
     if facts:
         case["facts"] = facts
-    said = f"; triage ranked {report.top_cause!r} first" if report.top_cause else ""
-    case["note"] = f"wrong diagnosis from {report_name or 'a report'}{said}"
+    said = f"; the report's first cause: {report.top_cause}" if report.top_cause else ""
+    case["note"] = f"from {report_name or 'an exported report'}{said}"
     try:
         Case.model_validate(case)
     except ValidationError as exc:

@@ -242,8 +242,9 @@ def load_knowledge(root: Path | None = None) -> tuple[KnowledgeBase, list[Proble
             _load_cases(kb, path, problems)
         else:
             _load_entity(kb, path, problems)
-    for entity in (*kb.causes.values(), *kb.myths.values()):
-        for signal in entity.signals:
+    signal_lists = [c.signals for c in kb.causes.values()] + [m.signals for m in kb.myths.values()]
+    for signals in signal_lists:
+        for signal in signals:
             if signal.type == "regex":
                 for pattern in signal.patterns:
                     kb.anchors.setdefault(pattern, anchors(pattern))

@@ -70,7 +70,9 @@ def memory_dict(memory: Memory | None) -> dict[str, Any]:
     if memory.plan is not None:
         p = memory.plan
         out["plan"] = {
-            "steps": [{"id": s.remedy_id, "saving_gib": _gib(s.saving_alone), "changes": dict(s.changes)} for s in p.steps],
+            "steps": [
+                {"id": s.remedy_id, "saving_gib": _gib(s.saving_alone), "changes": dict(s.changes)} for s in p.steps
+            ],
             "fits": p.fits,
             "device_total_after_gib": _gib(p.after.device_total.expected),
             "target_gib": _gib(p.target_bytes),
@@ -80,8 +82,9 @@ def memory_dict(memory: Memory | None) -> dict[str, Any]:
     if fp is not None:
         out["fingerprint"] = {
             "requested_gib": _gib(fp.requested_bytes),
-            "best": None if fp.best is None else {"tensor": fp.best.name, "gib": _gib(fp.best.bytes),
-                                                  "description": fp.best.description},
+            "best": None
+            if fp.best is None
+            else {"tensor": fp.best.name, "gib": _gib(fp.best.bytes), "description": fp.best.description},
             "confidence": fp.confidence,
         }
     return out

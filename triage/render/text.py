@@ -47,7 +47,9 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
         at = min(cells - 1, round(cap / scale * cells))
         line[at] = "|"
     out.append(f"  [{''.join(line)}]")
-    legend = ", ".join(f"{marks[i % len(marks)]} {name} {gib:.1f}" for i, (name, gib) in enumerate(comps) if gib >= 0.05)
+    legend = ", ".join(
+        f"{marks[i % len(marks)]} {name} {gib:.1f}" for i, (name, gib) in enumerate(comps) if gib >= 0.05
+    )
     out += _wrap(f"{legend}, ~ overhead (GiB)", "  ", "  ")
     verdict = t("fits", lang) if mem["fits"] else t("does_not_fit", lang)
     cap_text = f" / {cap:.1f} GiB GPU" if cap else ""
@@ -109,8 +111,11 @@ def render_text(data: dict[str, Any]) -> str:
             cost = f"{t('speed', lang)} {speed}, {t('quality', lang)} {quality}"
             saves = ""
             if rem.get("saving_gib") is not None:
-                saves = f"  [{t('saves', lang)} {rem['saving_gib']:.1f} GiB]" if rem["saving_gib"] > 0.05 else (
-                    f"  [{t('saves_nothing', lang)}]")
+                saves = (
+                    f"  [{t('saves', lang)} {rem['saving_gib']:.1f} GiB]"
+                    if rem["saving_gib"] > 0.05
+                    else (f"  [{t('saves_nothing', lang)}]")
+                )
             out += _wrap(f"{n}. {rem['title']}{saves}{mark}", "", "   ")
             out += _wrap(rem["summary"], "   ")
             out += _wrap(f"{t('cost', lang)}: {cost}; {t('for', lang)} {', '.join(rem['for_causes'])}", "   ")

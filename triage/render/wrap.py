@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_TOKEN = re.compile(r"\s+|[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]+")
+_WIDE = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+_TOKEN = re.compile(rf"\s+|[{_WIDE}]|[^\s{_WIDE}]+")
 
 
 def width(text: str) -> int:
