@@ -92,3 +92,16 @@ def test_probabilities_are_a_softmax_of_live_scores():
     assert sum(dist.values()) == pytest.approx(1.0)
     odds = math.exp(logit(0.3) - logit(0.1))
     assert dist["b"] / dist["a"] == pytest.approx(odds)
+
+
+def test_a_signal_that_restates_a_known_fact_is_not_counted_twice():
+    c = cause(
+        when=[{"test": {"fact": "batch_size", "op": "gt", "value": 1}, "if_true": 2.0}],
+        signals=[{"type": "regex", "patterns": [r"batch[_ ]size\s*=?\s*\d+"], "weight": 1.2, "restates": "batch_size"}],
+    )
+    scorer = Scorer({"c": c}, "batch_size=8")
+    from_text_only = scorer.score_one(c, facts())
+    both = scorer.score_one(c, facts(batch_size=8))
+    assert from_text_only.score == pytest.approx(logit(0.1) + 1.2)
+    assert both.score == pytest.approx(logit(0.1) + 2.0)
+    assert [i.kind for i in both.items] == ["prior", "fact"]

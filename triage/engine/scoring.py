@@ -49,6 +49,20 @@ class Item:
     """For text signals: the words that matched."""
     veto: bool = False
     """True when this item ruled the cause out."""
+    label_zh: str | None = None
+    """The label in Chinese, when the knowledge base gives one."""
+    restates: str | None = None
+    """For signals: the fact it stands in for; ignored once that fact is known."""
+
+    def text(self, lang: str) -> str:
+        """The label in ``lang``: Chinese when there is one, else a quote of the matched words, else English."""
+        if lang != "zh":
+            return self.label
+        if self.label_zh:
+            return self.label_zh
+        if self.kind == "signal" and self.excerpt:
+            return f"文本提到“{self.excerpt}”"
+        return self.label
 
 
 @dataclass(frozen=True)
@@ -95,22 +109,30 @@ def fact_items(cause: Cause, facts: FactSet) -> tuple[list[Item], bool, set[str]
         truth = evaluate(ev.test, facts)
         names = _leaf_facts(ev)
         label = ev.label.en if ev.label else describe(ev.test)
+        zh = ev.label.zh if ev.label else None
         if truth is None:
             unknown.update(n for n in names if facts.value(n) is None)
-            items.append(Item("fact", label, 0.0, "unknown", names))
+            items.append(Item("fact", label, 0.0, "unknown", names, label_zh=zh))
         elif truth:
-            items.append(Item("fact", label, ev.if_true, "true", names))
+            items.append(Item("fact", label, ev.if_true, "true", names, label_zh=zh))
         else:
             veto = ev.veto
             vetoed = vetoed or veto
-            items.append(Item("fact", label, ev.if_false, "false", names, veto=veto))
+            items.append(Item("fact", label, ev.if_false, "false", names, veto=veto, label_zh=zh))
     return items, vetoed, unknown
 
 
 def signal_items(cause: Cause, text: str, anchors: Anchors | None = None) -> list[Item]:
     """The text signals of a cause that match ``text``."""
     return [
-        Item("signal", m.signal.label or f"text mentions {m.excerpt!r}", m.signal.weight, "true", excerpt=m.excerpt)
+        Item(
+            "signal",
+            m.signal.label or f"text mentions {m.excerpt!r}",
+            m.signal.weight,
+            "true",
+            excerpt=m.excerpt,
+            restates=m.signal.restates,
+        )
         for m in match_all(cause.signals, text, anchors)
     ]
 
@@ -130,7 +152,8 @@ class Scorer:
         """Score one cause."""
         prior = Item("prior", f"base rate {cause.prior:.0%}", logit(cause.prior), "true")
         f_items, vetoed, unknown = fact_items(cause, facts)
-        items = (prior, *f_items, *self.text_items[cause.id])
+        text = [i for i in self.text_items[cause.id] if i.restates is None or facts.value(i.restates) is None]
+        items = (prior, *f_items, *text)
         score = sum(i.weight for i in items)
         return Scored(cause, score, items, vetoed, frozenset(unknown))
 

@@ -468,9 +468,10 @@ def estimate_run(run: Run) -> Estimate:
         loss_formula = (f"fused/chunked cross-entropy: gradient of the hidden states ({tokens:,} x {a.hidden} x {e} B) "
                         f"+ one chunk of {chunk:,} tokens x V={a.vocab} x 8 B")
     else:
-        # Measured (exact-measurement.md): four b·s·V fp32 tensors are live at the peak without
-        # checkpointing (logits, log-softmax, two gradients), three with it.
-        n_v = 3 if run.gc else 4
+        # Measured with the fake-tensor oracle (docs/validation.md) and matching the reference table:
+        # three b·s·V fp32 tensors are live at the peak (_log_softmax_backward_data), with or without
+        # checkpointing: the log-softmax output, its incoming gradient and the gradient being produced.
+        n_v = 3
         loss = tokens * a.vocab * 4 * n_v + (tokens * a.vocab * e if a.logit_softcap else 0)
         loss_formula = (f"fp32 logits, log-softmax and their gradients at the start of backward: "
                         f"{n_v} x {tokens:,} tokens x V={a.vocab} x 4 B")

@@ -33,11 +33,13 @@ def cache_dir() -> Path:
 
 
 def digest(root: Path) -> str:
-    """A key that changes whenever any knowledge file, triage, Python or pydantic changes."""
+    """A key that changes whenever any knowledge file, the KB code, triage, Python or pydantic changes."""
     h = hashlib.sha256(f"{__version__}|{sys.version}|{pydantic.VERSION}|{root}".encode())
-    for path in iter_files(root):
+    # the code that shapes the cached objects: an edited model or loader is a miss too
+    here = Path(__file__).resolve().parent
+    for path in (here / "models.py", here / "loader.py", here / "anchors.py", *iter_files(root)):
         st = path.stat()
-        h.update(f"{path.relative_to(root)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+        h.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
     return h.hexdigest()[:32]
 
 

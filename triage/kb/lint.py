@@ -45,7 +45,19 @@ from triage.facts import FactError, coerce
 from triage.kb.exceptions import apply_exceptions, load_exceptions
 from triage.kb.headers import COMMENT_RE, expected_header
 from triage.kb.loader import KnowledgeBase, load_knowledge
-from triage.kb.models import OPERATORS, Cause, Evidence, FactType, Leaf, Myth, Remedy, Signal, Status, Text
+from triage.kb.models import (
+    OPERATORS,
+    RELATIVE_CHANGES,
+    Cause,
+    Evidence,
+    FactType,
+    Leaf,
+    Myth,
+    Remedy,
+    Signal,
+    Status,
+    Text,
+)
 from triage.kb.problems import Problem
 from triage.kb.walk import leaves
 from triage.kb.yamlio import line_of
@@ -188,6 +200,14 @@ class _Checker:
 
     def signals(self, key: str, signals: list[Signal]) -> None:
         for i, sig in enumerate(signals):
+            if sig.restates is not None and sig.restates not in self.kb.facts:
+                self.add(
+                    key,
+                    ("signals", i, "restates"),
+                    "KB003",
+                    f"unknown fact {sig.restates!r} in restates",
+                    "use a fact from knowledge/facts/",
+                )
             if sig.type == "regex":
                 for j, pattern in enumerate(sig.patterns):
                     self.regex(key, ("signals", i, "patterns", j), pattern)
@@ -309,7 +329,7 @@ class _Checker:
                     f"unknown fact {name!r} in changes",
                     "use a fact from knowledge/facts/",
                 )
-            else:
+            elif not (isinstance(value, str) and value in RELATIVE_CHANGES.get(name, frozenset())):
                 self.value(key, ("changes", name), name, value)
         self.evidence(key, ("prerequisites",), remedy.prerequisites)
         for i, req in enumerate(remedy.requires):

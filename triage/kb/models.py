@@ -211,6 +211,10 @@ class Signal(Strict):
     """The language of the patterns (documentation; matching is language-blind)."""
     label: str | None = None
     """A short name for the evidence, shown to the user."""
+    restates: str | None = None
+    """The fact this signal stands in for (e.g. gradient_checkpointing for "no gradient
+    checkpointing"): once that fact is known, from the readers or the user, the signal
+    adds nothing, so the same observation is never counted twice."""
 
 
 # --------------------------------------------------------------------------- entities
@@ -315,6 +319,16 @@ class Requirement(Strict):
     specifier: str
     """PEP 440 specifier the installed version must satisfy."""
     reason: str | None = None
+
+
+#: Relative values a remedy's ``changes`` may use instead of a number: "half" of the user's
+#: current value, or gradient accumulation "scaled" to keep the effective batch.
+RELATIVE_CHANGES: dict[str, frozenset[str]] = {
+    "batch_size": frozenset({"half"}),
+    "max_length": frozenset({"half"}),
+    "lora_r": frozenset({"half"}),
+    "grad_accum": frozenset({"scaled"}),
+}
 
 
 class Remedy(Strict):

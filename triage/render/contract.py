@@ -23,8 +23,13 @@ from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
 
 
-def _evidence(item: Item) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": item.kind, "label": item.label, "weight": round(item.weight, 3), "state": item.state}
+def _evidence(item: Item, lang: str) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "kind": item.kind,
+        "label": item.text(lang),
+        "weight": round(item.weight, 3),
+        "state": item.state,
+    }
     if item.facts:
         out["facts"] = list(item.facts)
     if item.excerpt:
@@ -46,7 +51,7 @@ def _cause(rc: RankedCause, lang: str) -> dict[str, Any]:
         "probability": round(rc.probability, 4),
         "fired": rc.scored.fired,
         "excluded": rc.scored.excluded,
-        "evidence": [_evidence(i) for i in items if i.state != "unknown"],
+        "evidence": [_evidence(i, lang) for i in items if i.state != "unknown"],
         "unknown": sorted(rc.scored.unknown),
         "remedies": list(cause.remedies),
     }
@@ -150,7 +155,7 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5, memory: Me
                 "id": rc.id,
                 "category": rc.scored.cause.category.value,
                 "title": rc.scored.cause.title.get(lang),
-                "why_not": [i.label for i in rc.scored.items if i.veto],
+                "why_not": [i.text(lang) for i in rc.scored.items if i.veto],
             }
             for rc in ruled_out
         ],

@@ -95,7 +95,7 @@ def render_text(data: dict[str, Any]) -> str:
         out += _wrap(head, "", "      ")
         out.append(f"      [{cause['category']}] score {cause['score']:+.2f}")
         for ev in cause["evidence"]:
-            if ev["kind"] == "prior":
+            if ev["kind"] == "prior" or abs(ev["weight"]) < 0.05:
                 continue
             sign = "+" if ev["weight"] >= 0 else "−"
             out += _wrap(f"{sign}{abs(ev['weight']):.1f}  {ev['label']}", "      ")
