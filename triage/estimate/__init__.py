@@ -25,7 +25,7 @@ Public API (all pure Python, offline, no torch)::
 Components (names in ``Estimate.components``): weights, lora_adapters, modules_to_save,
 gradients, optimizer_state, optimizer_state_paged (outside PyTorch's counters, not in the
 peak), master_weights, optimizer_temps, activations, attention_scores, recompute, logits_loss,
-attention_mask, autocast_copies, causal_mask_buffer, comm_buffers, eval_forward, eval_logits,
+attention_mask, autocast_copies, causal_mask_buffer, comm_buffers, tied_embedding_grads, eval_forward, eval_logits,
 kv_cache, generation_prefill. The CUDA context, cuBLAS workspace, allocator fragmentation,
 NCCL and other processes are the separate ``device_total`` band.
 """
@@ -38,10 +38,10 @@ from triage.estimate.derived import derived_facts
 from triage.estimate.estimator import Band, BandItem, Component, Estimate, Phase, estimate, estimate_run
 from triage.estimate.fingerprint import Candidate, Fingerprint, fingerprint
 from triage.estimate.fit import FitResult, fit
-from triage.estimate.gpu import Gpu, find_gpu, gpu_presets
 from triage.estimate.optimizers import OptimizerError, optimizer_spec
 from triage.estimate.planner import DEFAULT_HEADROOM, Plan, PlanStep, plan, remedy_cost
 from triage.estimate.run import Assumption, ModelUnknown, Run, RunError, run_from_facts
+from triage.hardware.gpus import Gpu, find_gpu, gpu_presets
 
 __all__ = [
     "DEFAULT_HEADROOM", "Architecture", "ArchitectureError", "Assumption", "Band", "BandItem", "Candidate",

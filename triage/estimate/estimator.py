@@ -512,6 +512,15 @@ def estimate_run(run: Run) -> Estimate:
         put("recompute", recompute, f"one decoder layer recomputed during backward: {per_layer_token + bwd_transient:,}"
             f" B/token x {tokens:,} tokens")
 
+    # tied input/output embeddings in a full fine-tune: at the end of backward the embedding's
+    # gradient exists three times at once (the lm_head use already in .grad, the embedding
+    # backward's output and their sum) -- measured with the fake-tensor oracle, docs/validation.md
+    tied_grads = 0
+    if run.method == "full" and a.tied and not in_bwd and shard_grads == 1:
+        tied_grads = 2 * a.vocab * a.hidden * _param_bytes(run)
+        put("tied_embedding_grads", tied_grads, f"tied embeddings: 2 extra copies of the embedding gradient at the "
+            f"end of backward: 2 x V={a.vocab} x h={a.hidden} x {_param_bytes(run)} B")
+
     # ------------------------------------------------------------ phases
     accum_grads = grads if run.grad_accum > 1 and not in_bwd else 0
     static = {"weights": weights_live, "lora_adapters": adapters, "modules_to_save": mts,
@@ -528,7 +537,8 @@ def estimate_run(run: Run) -> Estimate:
             inner["attention_scores"] = sizes["attention_scores"].bytes
             inner["recompute"] = recompute - sizes["attention_scores"].bytes
         phases.append(Phase("backward", "inside backward: one checkpointed layer recomputed", inner))
-    phases.append(Phase("backward", "end of backward: all gradients", dict(static, gradients=grads, comm_buffers=comm)))
+    phases.append(Phase("backward", "end of backward: all gradients",
+                        dict(static, gradients=grads, comm_buffers=comm, tied_embedding_grads=tied_grads)))
     if not in_bwd:
         phases.append(Phase("optimizer", "optimizer step", dict(static, gradients=grads, optimizer_temps=temps,
                                                                 comm_buffers=comm)))
