@@ -382,3 +382,75 @@ def test_new_user_reaches_the_right_cause(kb, name, category, symptom, truth):
     ranking = [(rc.id, round(rc.probability, 2)) for rc in iv.diagnosis.causes[:4]]
     assert top.scored.cause.category.value == category, f"asked {asked}; ranking {ranking}"
     assert iv.questions_asked <= MAX_QUESTIONS
+
+
+# --------------------------------------------------------------------------- the same pipeline as the CLI
+
+
+def cli_json(*args: str) -> dict[str, Any]:
+    """``triage diagnose ... --format json`` against the fixture knowledge base."""
+    import contextlib
+    import io
+    import json
+
+    from triage.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["diagnose", *args, "--format", "json", "--knowledge", str(FIXTURE_KB), "--top", "10"])
+    assert rc == 0
+    return json.loads(out.getvalue())
+
+
+def comparable(data: dict[str, Any]) -> dict[str, Any]:
+    """What must agree: the ranking, the remedies with their savings, the estimate and plan, the facts' values."""
+    mem = data["memory"]
+    return {
+        "causes": [(c["id"], c["probability"]) for c in data["causes"]],
+        "remedies": [(r["id"], r["saving_gib"], r["applicable"]) for r in data["remedies"]],
+        "memory": {k: mem.get(k) for k in ("estimated", "device_total_gib", "components", "fits", "plan", "missing")},
+        "facts": {name: f["value"] for name, f in data["facts"].items()},
+    }
+
+
+PARITY_SYMPTOM = "LLaMA-7B LoRA on a 3090, CUDA out of memory at step 0"
+
+
+def test_interview_ranks_and_saves_exactly_as_the_cli(fkb):
+    from triage.facts import Source, parse_assignment
+    from triage.render.contract import to_dict
+
+    cli = cli_json("--symptom", PARITY_SYMPTOM, "--fact", "max_length=2048")
+    facts = [parse_assignment(fkb.facts, "max_length=2048", Source("cli", excerpt="max_length=2048"))]
+    iv = Interview(fkb, start=read_inputs(fkb, symptoms=[PARITY_SYMPTOM], facts=facts))
+    mine = to_dict(fkb, iv.diagnosis, top=10, memory=iv.memory)
+    assert comparable(mine) == comparable(cli)
+    # the estimator is really in the loop: derived facts, savings in GiB and a plan that fits
+    assert mine["facts"]["weights_exceed_gpu"]["source"] == "derived"
+    saved = dict((r["id"], r["saving_gib"]) for r in mine["remedies"])
+    assert saved["enable-gradient-checkpointing"] > 10
+    assert mine["memory"]["plan"]["steps"][0]["id"] == "enable-gradient-checkpointing"
+
+
+def test_answers_rank_as_the_same_facts_given_to_the_cli(fkb):
+    from triage.render.contract import to_dict
+
+    iv = Interview(fkb, start=read_inputs(fkb, symptoms=[PARITY_SYMPTOM]))
+    answered: list[str] = []
+    while iv.question is not None and len(answered) < 4:
+        fact = iv.question.fact
+        if fact == "gradient_checkpointing":
+            iv.answer("true")
+        elif fact == "max_length":
+            iv.answer("4096")
+        else:
+            iv.dont_know()
+        answered.append(fact)
+    assert "gradient_checkpointing" in answered  # the interview asked it
+    given = [f"{t.fact}={t.said}" for t in iv.turns if t.kind == "answer"]
+    cli = cli_json("--symptom", PARITY_SYMPTOM, *[a for g in given for a in ("--fact", g)])
+    mine = to_dict(fkb, iv.diagnosis, top=10, memory=iv.memory)
+    assert comparable(mine) == comparable(cli)
+    # gradient checkpointing is on now: enabling it saves nothing, so it no longer leads the remedies
+    saved = dict((r["id"], r["saving_gib"]) for r in mine["remedies"])
+    assert saved.get("enable-gradient-checkpointing") in (None, 0.0)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from triage.engine.diagnose import Diagnosis, Session, diagnose
+from triage.engine.scoring import Scorer
 from triage.facts import Fact, FactSet, Source, make_fact
 from triage.ingest.inputs import gather
 from triage.kb.loader import KnowledgeBase
@@ -68,18 +69,20 @@ class Analysis:
     memory: Memory
 
 
-def analyse(kb: KnowledgeBase, session: Session) -> Analysis:
+def analyse(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) -> Analysis:
     """Estimate, diagnose and plan: the whole pipeline after the readers.
 
     The estimator's derived facts join the session's facts before causes are
-    scored, and remedies are ranked by what they save on this run.
+    scored, and remedies are ranked by what they save on this run. Pass a
+    ``scorer`` built for the session's text to reuse its text matches (the
+    interview does, between answers).
     """
     session = replace(session, facts=derive(session.facts))
     est, missing = try_estimate(session.facts)
     need = None
     if est is not None and est.capacity_bytes:
         need = max(0, est.device_total.expected - est.capacity_bytes) or None
-    diagnosis = diagnose(kb, session, saving_of=saver(session.facts, est), need=need)
+    diagnosis = diagnose(kb, session, scorer, saving_of=saver(session.facts, est), need=need)
     return Analysis(diagnosis, quantify(diagnosis, est, missing))
 
 

@@ -22,21 +22,24 @@ readers in :mod:`triage.ingest`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from triage.engine.diagnose import Diagnosis, Session, diagnose
+from triage.api import analyse
+from triage.engine.diagnose import Diagnosis, Session
 from triage.engine.questions import Question, QuestionPlanner, candidate_values, pending_veto, should_stop
-from triage.engine.scoring import Scorer
+from triage.engine.scoring import Item, Scorer, evidence_of
 from triage.facts import Fact, FactError, FactSet, Source, Value, coerce
 from triage.ingest.errors import IngestError
 from triage.ingest.inputs import Gathered, gather
 from triage.kb.loader import KnowledgeBase
-from triage.kb.models import FactSpec, FactType
-from triage.quantify import Memory, derive, quantify, saver, try_estimate
+from triage.kb.models import Cause, FactSpec, FactType
+from triage.quantify import Memory, derive
 
 LANGS = ("en", "zh")
+#: Facts named in the one-line summary of what the readers took (the rest are counted).
+SUMMARY_FACTS = 5
 #: The key that answers "don't know".
 DONT_KNOW_KEY = "0"
 
@@ -48,7 +51,9 @@ _WORDS: dict[str, dict[str, str]] = {
     "took_n": {"en": "took {n} facts from {where}", "zh": "从{where}读取到 {n} 个事实"},
     "took_1": {"en": "took 1 fact from {where}", "zh": "从{where}读取到 1 个事实"},
     "your_text": {"en": "your text", "zh": "你的文本"},
+    "more_n": {"en": "{n} more", "zh": "另 {n} 个"},
     "notes_n": {"en": "{n} reader notes in the report", "zh": "另有 {n} 条读取说明（见报告）"},
+    "mentions": {"en": "text mentions", "zh": "文本提到"},
     "kept": {
         "en": "I found no facts in that; I keep it as context (it still counts as evidence).",
         "zh": "没有从中读取到事实；已作为上下文保留（仍会作为证据）。",
@@ -239,11 +244,32 @@ def summarize_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> str:
             wheres.append(where)
     n = len(taken.facts)
     head = _WORDS["took_1" if n == 1 else "took_n"][lang].format(n=n, where=", ".join(wheres))
-    values = ", ".join(f"{f.name}={format_value(kb.facts.get(f.name), f.value, lang)}" for f in taken.facts)
-    line = f"{head}: {values}"
+    shown = [f"{f.name}={format_value(kb.facts.get(f.name), f.value, lang)}" for f in taken.facts[:SUMMARY_FACTS]]
+    if n > SUMMARY_FACTS:
+        shown.append(_WORDS["more_n"][lang].format(n=n - SUMMARY_FACTS))
+    line = f"{head}: {', '.join(shown)}"
     if taken.notes:
         line += f" ({_WORDS['notes_n'][lang].format(n=len(taken.notes))})"
     return line
+
+
+def evidence_label(cause: Cause, item: Item, lang: str = "en") -> str:
+    """An evidence item of ``cause`` in ``lang``.
+
+    Condition evidence takes the knowledge base's own wording
+    (:attr:`triage.kb.models.Evidence.label`, which has a Chinese text); a
+    text signal's label is English-only, so in Chinese it shows the words
+    that matched instead.
+    """
+    if lang == "en":
+        return item.label
+    if item.kind == "signal":
+        return f"{_WORDS['mentions'][lang]} “{item.excerpt}”" if item.excerpt else item.label
+    if item.kind == "fact":
+        for ev in evidence_of(cause):
+            if ev.label is not None and ev.label.en == item.label:
+                return ev.label.get(lang)
+    return item.label
 
 
 # --------------------------------------------------------------------------- the interview
@@ -311,16 +337,15 @@ class Interview:
 
     def _analyse(self, session: Session) -> tuple[Diagnosis, Memory]:
         """:func:`triage.api.analyse`, reusing the text matches of the last turn's scorer."""
-        session = replace(session, facts=derive(session.facts))
-        if self._scorer is None or self._scorer_text != session.text:
-            self._scorer = Scorer(self.kb.causes, session.text, self.kb.anchors)
-            self._scorer_text = session.text
-        est, missing = try_estimate(session.facts)
-        need = None
-        if est is not None and est.capacity_bytes:
-            need = max(0, est.device_total.expected - est.capacity_bytes) or None
-        diagnosis = diagnose(self.kb, session, self._scorer, saving_of=saver(session.facts, est), need=need)
-        return diagnosis, quantify(diagnosis, est, missing)
+        analysis = analyse(self.kb, session, self._scorer_for(session.text))
+        return analysis.diagnosis, analysis.memory
+
+    def _scorer_for(self, text: str) -> Scorer:
+        """The scorer of ``text``: built once per text, as the text changes only with free-text turns."""
+        if self._scorer is None or self._scorer_text != text:
+            self._scorer = Scorer(self.kb.causes, text, self.kb.anchors)
+            self._scorer_text = text
+        return self._scorer
 
     def _refresh(self) -> None:
         diagnosis, memory = self._analyse(self.session)
@@ -330,7 +355,7 @@ class Interview:
         if len(questions) < len(diagnosis.questions):
             # some of the engine's best were skipped: ask the engine for its full ranking
             scored = [rc.scored for rc in diagnosis.causes]
-            planner = QuestionPlanner(self._scorer, self.kb.facts)
+            planner = QuestionPlanner(self._scorer_for(session.text), self.kb.facts)
             ranked = planner.rank(session.facts, scored, self.distribution(diagnosis), limit=len(self.kb.facts))
             questions = [q for q in ranked if q.fact not in skipped]
         self._diagnosis = diagnosis
@@ -392,7 +417,7 @@ class Interview:
         return self._veto_question()
 
     def _reopened_question(self, name: str) -> Question:
-        scorer = self._scorer or Scorer(self.kb.causes, self.text, self.kb.anchors)
+        scorer = self._scorer_for(self.text)
         planner = QuestionPlanner(scorer, self.kb.facts)
         facts = derive(self.facts.without(name))
         scored = scorer.score(facts)

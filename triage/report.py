@@ -1,10 +1,13 @@
 """The session as a markdown report, ready to paste into a GitHub issue.
 
-Built from the JSON contract (:func:`triage.render.contract.to_dict`), so it
-shows what every other output shows, plus what only an interview has: each
-fact with where it came from, the questions and answers, and the text the
-user pasted. Everything is passed through :func:`triage.redact.redact`
-before it is returned: secrets in pasted text never reach the report.
+Built from the JSON contract (:func:`triage.render.contract.to_dict`, with
+the estimator's :class:`~triage.quantify.Memory`), so it shows what every
+other output shows: the ranking with its evidence, each remedy with what it
+saves on this run, the memory breakdown and the cheapest plan that fits;
+plus what only an interview has: each fact with where it came from, the
+questions and answers, any what-if tried, and the text the user pasted.
+Everything is passed through :func:`triage.redact.redact` before it is
+returned: secrets in pasted text never reach the report.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from triage.engine.diagnose import Diagnosis
+from triage.interview import evidence_label
 from triage.kb.loader import KnowledgeBase
+from triage.quantify import Memory
 from triage.redact import redact
 from triage.render.contract import to_dict
 from triage.render.strings import t
@@ -22,7 +27,27 @@ _HEADINGS: dict[str, dict[str, str]] = {
     "title": {"en": "triage report", "zh": "triage 诊断报告"},
     "most_likely": {"en": "Most likely", "zh": "最可能的原因"},
     "plan": {"en": "Plan", "zh": "修改计划"},
+    "remedies": {"en": "What to change", "zh": "建议的修改"},
     "memory": {"en": "Memory", "zh": "显存"},
+    "component": {"en": "component", "zh": "组成部分"},
+    "at_peak": {"en": "at the peak", "zh": "峰值时"},
+    "device_total": {"en": "device total", "zh": "显卡总占用"},
+    "gpu": {"en": "GPU", "zh": "显卡"},
+    "gpu_unknown": {
+        "en": "GPU unknown: say which GPU to know whether it fits",
+        "zh": "显卡未知：告诉我显卡型号才能判断是否放得下",
+    },
+    "peak_phase": {"en": "peak during", "zh": "峰值出现在"},
+    "plan_none": {"en": "Nothing to change: the run fits as it is.", "zh": "无需修改：当前配置已放得下。"},
+    "plan_steps": {"en": "Cheapest set of remedies that fits", "zh": "代价最小且放得下的修改组合"},
+    "plan_best": {"en": "No combination fits; the closest", "zh": "没有放得下的组合；最接近的是"},
+    "after": {"en": "after", "zh": "修改后"},
+    "target": {"en": "target", "zh": "目标"},
+    "reader_notes": {"en": "How the inputs were read", "zh": "输入的读取说明"},
+    "whatif": {"en": "What-if tried in the session", "zh": "会话中试用的修改"},
+    "no_estimate": {"en": "No memory estimate", "zh": "无法估算显存"},
+    "saves_nothing": {"en": "saves ~0 on this run", "zh": "对本次训练几乎无节省"},
+    "costs": {"en": "costs", "zh": "多用"},
     "interview": {"en": "Questions and answers", "zh": "问答记录"},
     "pasted": {"en": "What was pasted", "zh": "粘贴的内容"},
     "you_said": {"en": "(free text)", "zh": "（自由输入）"},
@@ -69,15 +94,30 @@ def _source(fact: dict[str, Any]) -> str:
     return where
 
 
-def _causes(data: dict[str, Any], lang: str) -> list[str]:
+def _labels(diagnosis: Diagnosis, lang: str) -> dict[str, list[str]]:
+    """Each cause's shown evidence (the contract's order) and its why-not, in ``lang``."""
+    out: dict[str, list[str]] = {}
+    for rc in diagnosis.causes:
+        cause = rc.scored.cause
+        out[rc.id] = [evidence_label(cause, i, lang) for i in rc.scored.items if i.state != "unknown"]
+        out[f"why-not:{rc.id}"] = [evidence_label(cause, i, lang) for i in rc.scored.items if i.veto]
+    return out
+
+
+def _causes(data: dict[str, Any], lang: str, labels: dict[str, list[str]]) -> list[str]:
     out = [f"### {t('causes', lang)}", "", "| # | cause | category | probability |", "|---|---|---|---|"]
     for n, c in enumerate(data["causes"], 1):
         out.append(f"| {n} | {_cell(c['title'])} | `{c['category']}` | {c['probability']:.0%} |")
     out.append("")
     for c in data["causes"]:
         out.append(f"<details><summary>{_cell(c['title'])} (<code>{c['id']}</code>): {t('evidence', lang)}</summary>\n")
-        for ev in c["evidence"]:
+        words = labels.get(c["id"], [])
+        for k, ev in enumerate(c["evidence"]):
             if ev["kind"] == "prior":
+                continue
+            label = words[k] if k < len(words) else ev["label"]
+            if ev["kind"] == "signal" and lang != "en":
+                out.append(f"- `{ev['weight']:+.2f}` {label}")
                 continue
             quote = f" — “{ev['excerpt']}”" if ev.get("excerpt") else ""
             facts = ""
@@ -86,30 +126,44 @@ def _causes(data: dict[str, Any], lang: str) -> list[str]:
                     f"`{f}`" + (f" ({_source(data['facts'][f])})" if f in data["facts"] else "") for f in ev["facts"]
                 ]
                 facts = " — " + ", ".join(named)
-            out.append(f"- `{ev['weight']:+.2f}` {ev['label']}{quote}{facts}")
+            out.append(f"- `{ev['weight']:+.2f}` {label}{quote}{facts}")
         out += ["", "</details>", ""]
     if data["ruled_out"]:
         out += [f"**{t('ruled_out', lang)}:**", ""]
         for r in data["ruled_out"]:
-            why = "; ".join(r["why_not"]) or "-"
+            why = "; ".join(labels.get(f"why-not:{r['id']}") or r["why_not"]) or "-"
             out.append(f"- {r['title']} (`{r['id']}`): {t('why_not', lang)}: {why}")
         out.append("")
     return out
 
 
-def _plan(data: dict[str, Any], lang: str, savings: dict[str, str]) -> list[str]:
+def _gib(n: float) -> str:
+    return f"{n:.1f} GiB"
+
+
+def _saving(r: dict[str, Any], lang: str) -> str:
+    saved = r.get("saving_gib")
+    if saved is None:
+        return ""
+    if saved >= 0.05:
+        return f" — {t('saves', lang)} {_gib(saved)}"
+    if saved <= -0.05:
+        return f" — {_h('costs', lang)} {_gib(-saved)}"
+    return f" — {_h('saves_nothing', lang)}"
+
+
+def _remedies(data: dict[str, Any], lang: str) -> list[str]:
     if not data["remedies"]:
         return []
-    out = [f"### {_h('plan', lang)}", ""]
+    out = [f"### {_h('remedies', lang)}", ""]
     for n, r in enumerate(data["remedies"], 1):
         state = ""
         if r["applicable"] is False:
             state = f" — **{t('blocked', lang)}:** {'; '.join(r['blockers'])}"
         elif r["applicable"] is None:
             state = f" ({t('maybe', lang)})"
-        saving = f" — {savings[r['id']]}" if r["id"] in savings else ""
         cost = f"{t('speed', lang)} {t(r['cost']['speed'], lang)}, {t('quality', lang)} {t(r['cost']['quality'], lang)}"
-        out.append(f"{n}. **{r['title']}**{saving}{state}: {r['summary']} ({t('cost', lang)}: {cost})")
+        out.append(f"{n}. **{r['title']}**{_saving(r, lang)}{state}: {r['summary']} ({t('cost', lang)}: {cost})")
         steps = r["steps"]
         if steps:
             first = next(iter(steps))
@@ -118,23 +172,87 @@ def _plan(data: dict[str, Any], lang: str, savings: dict[str, str]) -> list[str]
     return out
 
 
+def _plan(kb: KnowledgeBase, mem: dict[str, Any], lang: str) -> list[str]:
+    plan = mem.get("plan")
+    if not mem.get("estimated") or plan is None:
+        return []
+    out = [f"### {_h('plan', lang)}", ""]
+    if not plan["steps"]:
+        return [*out, _h("plan_none", lang) if mem["fits"] else t("no_plan", lang), ""]
+    head = _h("plan_steps", lang) if plan["fits"] else _h("plan_best", lang)
+    out += [f"{head}:", ""]
+    for n, step in enumerate(plan["steps"], 1):
+        remedy = kb.remedies.get(step["id"])
+        title = remedy.title.get(lang) if remedy else step["id"]
+        changes = ", ".join(f"`{k}={v}`" for k, v in step["changes"].items())
+        saved = f" — {t('saves', lang)} {_gib(step['saving_gib'])}" if step["saving_gib"] is not None else ""
+        out.append(f"{n}. **{title}** (`{step['id']}`){saved}: {changes}")
+    verdict = t("fits", lang) if plan["fits"] else t("does_not_fit", lang)
+    total = mem["device_total_gib"]["expected"]
+    out += [
+        "",
+        f"{_h('device_total', lang)}: {_gib(total)} → {_gib(plan['device_total_after_gib'])} {_h('after', lang)} "
+        f"({verdict}; {_h('target', lang)} {_gib(plan['target_gib'])} = "
+        f"{_h('gpu', lang)} × {1 - plan['headroom']:.2f})",
+        "",
+    ]
+    return out
+
+
+def _memory(mem: dict[str, Any], lang: str, whatif: Sequence[str]) -> list[str]:
+    out = [f"### {_h('memory', lang)}", ""]
+    if not mem.get("estimated"):
+        return [*out, f"{_h('no_estimate', lang)}: {mem.get('missing') or '-'}", ""]
+    total, cap = mem["device_total_gib"], mem.get("gpu_capacity_gib")
+    out += [f"| {_h('component', lang)} | GiB |", "|---|---:|"]
+    for name, size in sorted(mem["components"].items(), key=lambda kv: -kv[1]):
+        out.append(f"| {name} ({_h('at_peak', lang)}) | {size:.2f} |")
+    for item in mem.get("overheads", []):
+        out.append(f"| {item['name']} | {item['expected_gib']:.2f} |")
+    band = f"({total['low']:.1f}-{total['high']:.1f})"
+    out.append(f"| **{_h('device_total', lang)}** | **{total['expected']:.2f}** {band} |")
+    out.append("")
+    peak = f"{_h('peak_phase', lang)} {mem['peak_phase']} ({mem['peak_allocated_gib']:.2f} GiB allocated)"
+    if cap:
+        verdict = t("fits", lang) if mem["fits"] else t("does_not_fit", lang)
+        out.append(f"**{verdict}**: {_gib(total['expected'])} / {_h('gpu', lang)} {_gib(cap)}; {peak}.")
+    else:
+        out.append(f"{_h('gpu_unknown', lang)}; {peak}.")
+    fp = mem.get("fingerprint")
+    if fp and fp.get("best"):
+        out.append(
+            f"{t('failed_alloc', lang)} {fp['requested_gib']:.2f} GiB ≈ {fp['best']['description']} "
+            f"({fp['confidence']})."
+        )
+    if mem.get("assumptions"):
+        out += ["", f"{t('assumed', lang)}:", ""]
+        out += [f"- `{a['fact']} = {a['value']}`: {a['reason']}" for a in mem["assumptions"]]
+    if whatif:
+        out += ["", f"{_h('whatif', lang)}:", "", *[f"- {line}" for line in whatif]]
+    out.append("")
+    return out
+
+
 def render_report(
     kb: KnowledgeBase,
     diagnosis: Diagnosis,
     *,
+    memory: Memory | None = None,
     transcript: Sequence[tuple[str, str]] = (),
     pasted: Sequence[str] = (),
-    memory: Sequence[str] = (),
-    savings: dict[str, str] | None = None,
+    whatif: Sequence[str] = (),
     top: int = 5,
 ) -> str:
     """The markdown report, secrets redacted.
 
-    ``transcript`` holds (question, answer) pairs (an empty question marks free
-    text), ``pasted`` the raw texts, ``memory`` lines describing the memory
-    estimate, ``savings`` a label per remedy id (e.g. "saves 11.3 GiB").
+    ``memory`` is the estimator's view of the same run (the interview's
+    :attr:`~triage.interview.Interview.memory`, or :func:`triage.api.analyse`'s):
+    without it there is no memory section or plan, and remedies show the
+    savings the diagnosis carries. ``transcript`` holds (question, answer)
+    pairs (an empty question marks free text), ``pasted`` the raw texts,
+    ``whatif`` lines describing what-if tried in the TUI.
     """
-    data = to_dict(kb, diagnosis, top=top)
+    data = to_dict(kb, diagnosis, top=top, memory=memory)
     lang = data["lang"]
     out = [f"## {_h('title', lang)} (triage {data['triage_version']})", ""]
     fired = [c for c in data["causes"] if c["fired"]]
@@ -143,10 +261,11 @@ def render_report(
         out += [f"**{_h('most_likely', lang)}:** {best['title']} ({best['probability']:.0%})", "", best["summary"], ""]
     else:
         out += [_h("undecided", lang), ""]
-    out += _causes(data, lang)
-    out += _plan(data, lang, savings or {})
-    if memory:
-        out += [f"### {_h('memory', lang)}", "", *[f"- {line}" for line in memory], ""]
+    out += _causes(data, lang, _labels(diagnosis, lang))
+    out += _remedies(data, lang)
+    if memory is not None:
+        out += _plan(kb, data["memory"], lang)
+        out += _memory(data["memory"], lang, whatif)
     if data["myths"]:
         out += [f"### {t('myths', lang)}", ""]
         for myth in data["myths"]:
@@ -162,6 +281,12 @@ def render_report(
     else:
         out.append(t("no_facts", lang))
     out.append("")
+    inputs = data["inputs"]
+    notes = [f"{t('conflict', lang)}: {c}" for c in inputs["conflicts"]] + list(inputs["notes"])
+    if inputs["unknown_keys"]:
+        notes.append(f"{t('unknown_keys', lang)}: {', '.join(inputs['unknown_keys'])}")
+    if notes:
+        out += [f"{_h('reader_notes', lang)}:", "", *[f"- {_cell(n)}" for n in notes], ""]
     if transcript:
         out += [f"### {_h('interview', lang)}", ""]
         for question, answer in transcript:

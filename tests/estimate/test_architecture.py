@@ -1,7 +1,6 @@
 import pytest
 
 from triage.estimate.architecture import ArchitectureError, find_architecture, from_hf_config, load_hf_config, presets
-from triage.estimate.gpu import find_gpu, gpu_presets
 
 from .conftest import FIXTURES
 
@@ -42,21 +41,3 @@ def test_unsupported_config_is_a_clear_error():
         from_hf_config({"model_type": "t5", "hidden_size": 512})
     with pytest.raises(ArchitectureError, match="mixture-of-experts"):
         from_hf_config({"model_type": "mistral", "num_local_experts": 8, "hidden_size": 4096})
-
-
-@pytest.mark.parametrize(("typed", "gpu_id", "bf16", "fa2"), [
-    ("NVIDIA GeForce RTX 3090", "rtx-3090", True, True), ("T4", "t4", False, False),
-    ("Tesla V100-SXM2-32GB", "v100-32gb", False, False), ("A100-SXM4-80GB", "a100-80gb", True, True),
-    ("A10G", "a10g", True, True), ("2080 Ti", "rtx-2080-ti", False, False), ("RTX 3060", "rtx-3060-12gb", True, True),
-    ("4090", "rtx-4090", True, True), ("L4", "l4", True, True), ("H100 80GB HBM3", "h100-80gb", True, True),
-    ("H200", "h200", True, True), ("a100 40g", "a100-40gb", True, True),
-])
-def test_gpu_presets(typed, gpu_id, bf16, fa2):
-    gpu = find_gpu(typed)
-    assert gpu is not None and gpu.id == gpu_id
-    assert gpu.bf16 is bf16 and gpu.supports_fa2 is fa2
-
-
-def test_every_gpu_has_sane_memory():
-    for gpu in gpu_presets():
-        assert 0.85 * gpu.memory_mib / 1024 < gpu.usable_gib <= gpu.memory_mib / 1024

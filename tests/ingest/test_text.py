@@ -89,3 +89,55 @@ def test_ram_is_not_vram():
 @given(st.text())
 def test_arbitrary_text_never_raises_and_is_deterministic(text):
     assert read_text(text) == read_text(text)
+
+
+def test_batch_without_size_or_equals():
+    assert facts("batch 4")["batch_size"] == "4"
+    assert facts("bs 4")["batch_size"] == "4"
+    assert facts("a batch of 8")["batch_size"] == "8"
+    issue = facts("LLaMA-7B LoRA on a 3090, max_length 2048, batch 4, no gradient checkpointing, OOM")
+    assert issue["batch_size"] == "4" and issue["max_length"] == 2048 and issue["gradient_checkpointing"] is False
+    # counts of batches are not a batch size
+    assert "batch_size" not in facts("epoch 1 batch 4/100")
+    assert "batch_size" not in facts("batch 4 of 100")
+    assert "batch_size" not in facts("after batch 4 steps it fails")
+    assert "batch_size" not in facts("eval batch 4")
+    assert facts("eval batch 4")["eval_batch_size"] == "4"
+
+
+def test_denied_settings_are_not_facts():
+    assert "zero_stage" not in facts("not using deepspeed zero3")
+    assert "distributed" not in facts("not using deepspeed zero3")
+    assert "distributed" not in facts("we do not use --deepspeed ds_z3.json")
+    assert facts("not using deepspeed zero3, fsdp instead")["distributed"] == "fsdp"
+    assert facts("using deepspeed zero3")["zero_stage"] == 3
+    assert facts("I am not using QLoRA, just LoRA")["finetune_method"] == "lora"
+    assert facts("没用QLoRA，用的LoRA")["finetune_method"] == "lora"
+    assert "quantization" not in facts("without 4bit")
+    assert facts("not bf16 but fp16")["mixed_precision"] == "fp16"
+    assert "optimizer" not in facts("no adamw_8bit")
+
+
+def test_lora_settings_in_a_sentence():
+    got = facts("LoRA r=16 on all linear layers")
+    assert got["lora_r"] == "16" and got["lora_target_modules"] == "all-linear" and got["finetune_method"] == "lora"
+    got = facts("LoRA (r=16, alpha=32, dropout 0.05) on q_proj and v_proj")
+    assert got["lora_r"] == "16" and got["lora_dropout"] == "0.05" and got["lora_target_modules"] == "q_proj,v_proj"
+    assert facts("rank 16 LoRA")["lora_r"] == "16"
+    assert facts("LoRA, 秩为8")["lora_r"] == "8"
+    # without LoRA in the sentence, "r", "rank" and module names are not LoRA settings
+    assert facts("r=16") == {}
+    assert "lora_r" not in facts("rank 16 on the leaderboard")
+    assert "lora_target_modules" not in facts("the q_proj weights are large")
+    assert "lora_r" not in facts("--local_rank=0 with lora")
+
+
+def test_gpu_memory_from_the_catalogue_is_nvidia_smis_total():
+    # a T4 is sold as 16 GB but nvidia-smi (and so the card) shows 15360 MiB
+    t4 = facts("Colab T4")
+    assert t4["gpu_name"] == "T4" and t4["gpu_memory_bytes"] == 15360 * 1024**2 and t4["compute_capability"] == 7.5
+    assert facts("on a 4090")["gpu_memory_bytes"] == 24564 * 1024**2
+    a100 = facts("A100 80GB")
+    assert a100["gpu_name"] == "A100 80GB"  # the size picks the card, so the estimator gets the 80 GB preset
+    assert facts("A100")["gpu_name"] == "A100" and facts("A100")["compute_capability"] == 8.0
+    assert facts("RTX 3090 Ti")["gpu_name"] == "RTX 3090 Ti"

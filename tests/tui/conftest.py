@@ -1,22 +1,29 @@
-"""Fixtures for the TUI tests: a frozen knowledge base, a fake estimator, an app factory."""
+"""Fixtures for the TUI tests: a frozen knowledge base, an app factory, a steady estimator for snapshots.
+
+The Pilot tests run the real estimator; only the snapshots that show memory
+numbers size runs with :func:`round_numbers`, so they do not move each time
+the estimator's formulas are tuned.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from triage.facts import FactSet
+import triage.estimate.estimator as estimator
+from triage.estimate import Band, BandItem, Component, Estimate, Phase, Run
 from triage.interview import Interview, read_inputs
 from triage.kb.loader import KnowledgeBase, load_checked
 from triage.tui.app import TriageApp, make_app
-from triage.tui.whatif import GIB, Band, Breakdown
 
 FIXTURE_KB = Path(__file__).parent.parent / "fixtures" / "tui" / "knowledge"
 SYMPTOM = "LLaMA-7B LoRA on a 3090, CUDA out of memory at step 0"
+GIB = 1024**3
 
 
 @pytest.fixture(scope="session")
@@ -24,26 +31,12 @@ def fkb() -> KnowledgeBase:
     return load_checked(FIXTURE_KB)
 
 
-def fake_estimator(facts: FactSet) -> Breakdown:
-    """A stand-in estimator with round numbers: weights by size and quantization, activations by checkpointing."""
-    params = float(facts.value("model_params_b") or 7)
-    per_param = {"4bit": 0.5, "8bit": 1.0}.get(str(facts.value("quantization")), 2.0)
-    activations = 2 if facts.value("gradient_checkpointing") is True else 14
-    return Breakdown(
-        (
-            Band("weights", int(params * per_param * GIB)),
-            Band("activations", activations * GIB),
-            Band("overhead", 1 * GIB),
-        )
-    )
-
-
 @pytest.fixture
 def build(fkb: KnowledgeBase, tmp_path: Path) -> Callable[..., TriageApp]:
-    def factory(symptom: str | None = SYMPTOM, lang: str = "en", estimator: Any = None) -> TriageApp:
+    def factory(symptom: str | None = SYMPTOM, lang: str = "en") -> TriageApp:
         start = read_inputs(fkb, symptoms=[symptom] if symptom else [])
         interview = Interview(fkb, start=start, lang=lang)
-        return make_app(interview, estimator=estimator, use_estimator=False, export_dir=tmp_path)
+        return make_app(interview, export_dir=tmp_path)
 
     return factory
 
@@ -64,6 +57,27 @@ def drive() -> Callable[..., None]:
     return _drive
 
 
+def round_numbers(run: Run) -> Estimate:
+    """A stand-in for the estimator's sizing with round numbers, for the snapshots only.
+
+    The run is still read from the facts by the real estimator (and derived
+    facts, savings and the plan go through the real code); only the bytes are
+    fixed: 2 B per parameter rounded to whole billions (0.5 B in 4-bit), 14 GiB
+    of activations without gradient checkpointing and 2 GiB with it, 1 GiB of
+    CUDA context. Formula changes in the estimator then leave the SVGs alone.
+    """
+    params = round(run.arch.total_params() / 1e9)
+    weights = int(params * (0.5 if run.quantization == "4bit" else 2) * GIB)
+    components = {"weights": weights, "activations": (2 if run.gc else 14) * GIB}
+    peak = Phase("backward", "stand-in", components)
+    total = sum(components.values()) + GIB
+    band = Band(total, total, total, (BandItem("cuda_context", GIB, GIB, GIB, "stand-in"),))
+    sizes = {k: Component(k, v, "stand-in") for k, v in components.items()}
+    fits = None if run.capacity_bytes is None else total <= run.capacity_bytes
+    return Estimate(replace(run, assumptions=()), sizes, (peak,), peak, band, run.capacity_bytes, fits)
+
+
 @pytest.fixture
-def estimator() -> Callable[[FactSet], Breakdown]:
-    return fake_estimator
+def steady_estimator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Size runs with :func:`round_numbers` (every estimator entry point goes through ``estimate_run``)."""
+    monkeypatch.setattr(estimator, "estimate_run", round_numbers)

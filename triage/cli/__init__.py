@@ -17,7 +17,7 @@ from triage import __version__
 from triage.cli.errors import EXIT_USAGE, UsageError, report_errors
 
 #: Subcommand modules, in the order ``triage --help`` lists them.
-COMMANDS = ["diagnose", "explain", "kb", "tui", "ask", "estimate", "fit"]
+COMMANDS = ["diagnose", "explain", "kb", "tui", "ask", "estimate", "fit", "measure"]
 #: The subcommand used when the first argument is an option (``triage --symptom ...``).
 DEFAULT = "diagnose"
 

@@ -65,10 +65,10 @@ def start_interview(args: argparse.Namespace) -> tuple[KnowledgeBase, Interview]
     kb = load_checked(args.knowledge)
     facts = [parse_assignment(kb.facts, text, Source("cli", excerpt=text)) for text in args.fact]
     try:
-        start = read_inputs(kb, symptoms=args.symptom, logs=args.log, envs=args.env, configs=args.config)
+        start = read_inputs(kb, symptoms=args.symptom, logs=args.log, envs=args.env, configs=args.config, facts=facts)
     except InterviewError as exc:
         raise InputError(str(exc)) from None
-    return kb, Interview(kb, start=start, facts=facts, lang=args.lang)
+    return kb, Interview(kb, start=start, lang=args.lang)
 
 
 def _ranking(interview: Interview, top: int = 3) -> list[str]:
@@ -140,7 +140,11 @@ def write_report(interview: Interview, path: Path) -> None:
     from triage.report import render_report
 
     text = render_report(
-        interview.kb, interview.diagnosis, transcript=interview.transcript(), pasted=interview.pasted()
+        interview.kb,
+        interview.diagnosis,
+        memory=interview.memory,
+        transcript=interview.transcript(),
+        pasted=interview.pasted(),
     )
     try:
         with open(path, "x", encoding="utf-8") as fh:
@@ -159,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{args.report} exists; choose another --report file")
     _, interview = start_interview(args)
     converse(interview, sys.stdin, sys.stdout)
-    sys.stdout.write("\n" + render_text(to_dict(interview.kb, interview.diagnosis)))
+    sys.stdout.write("\n" + render_text(to_dict(interview.kb, interview.diagnosis, memory=interview.memory)))
     if args.report is not None:
         write_report(interview, args.report)
         sys.stdout.write(f"{_WORDS[interview.lang]['report']} {args.report}\n")

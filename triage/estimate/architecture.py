@@ -335,8 +335,8 @@ def from_hf_config(cfg: Mapping[str, Any], source: str = "config.json") -> Archi
     )
 
 
-def load_hf_config(path: str | Path) -> Architecture:
-    """Read ``config.json`` (or a directory holding one) into an :class:`Architecture`."""
+def read_config_json(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """The parsed ``config.json`` (or the one in a directory) and its path; one-line errors."""
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
@@ -347,8 +347,14 @@ def load_hf_config(path: str | Path) -> Architecture:
         raise ArchitectureError(f"cannot read {p}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise ArchitectureError(f"{p}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    if not isinstance(data, Mapping):
+    if not isinstance(data, dict):
         raise ArchitectureError(f"{p}: a config.json must be a JSON object")
+    return p, data
+
+
+def load_hf_config(path: str | Path) -> Architecture:
+    """Read ``config.json`` (or a directory holding one) into an :class:`Architecture`."""
+    p, data = read_config_json(path)
     return from_hf_config(data, source=str(p))
 
 

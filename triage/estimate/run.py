@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import InvalidVersion, Version
 
 from triage.estimate.architecture import Architecture, find_architecture, nearest_by_params, with_dims
-from triage.estimate.gpu import Gpu, find_gpu
+from triage.hardware.gpus import Gpu, find_gpu, usable_bytes
 
 if TYPE_CHECKING:
     from triage.facts import FactSet
@@ -278,7 +278,8 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
         notes.append(Assumption("gpu_name", v["gpu_name"], "not a bundled GPU preset; give gpu_memory_bytes"))
     capacity: int | None = None
     if v.get("gpu_memory_bytes"):
-        capacity = as_bytes(v["gpu_memory_bytes"], "gpu_memory_bytes")
+        # gpu_memory_bytes is the card's total (nvidia-smi); PyTorch can use a little less
+        capacity = usable_bytes(as_bytes(v["gpu_memory_bytes"], "gpu_memory_bytes"), gpu)
     elif gpu is not None:
         capacity = gpu.capacity_bytes
     cc = float(v["compute_capability"]) if v.get("compute_capability") else (gpu.capability if gpu else None)

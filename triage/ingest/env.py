@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from triage.hardware.gpus import GiB, find_mention
 from triage.ingest.found import Found, excerpt
-from triage.ingest.gpus import GiB, lookup
 
 #: Package names (normalised: lower case, '-' for '_' and '.') -> version fact.
 PACKAGES = {
@@ -246,21 +246,18 @@ class EnvReader:
         out.append(Found("gpu_name", first.name, first.line, excerpt(first.text)))
         out.append(Found("gpu_count", len(self.gpus), first.line, excerpt(first.text),
                          f"{len(self.gpus)} GPU(s) listed"))
-        model = lookup(first.name)
+        mention = find_mention(first.name)
+        gpu = mention.gpu if mention is not None else None
         if first.total is not None:
             out.append(Found("gpu_memory_bytes", first.total, first.memory_line, excerpt(first.text)))
-        elif (
-            (named := re.search(r"(\d+)\s*GB\b", first.name)) and model is not None
-            and int(named.group(1)) in model.memory_gib
-        ):
-            out.append(Found("gpu_memory_bytes", int(named.group(1)) * GiB, first.line, excerpt(first.text),
-                             "the memory in the GPU's name"))
-        elif model is not None and len(model.memory_gib) == 1:
-            out.append(Found("gpu_memory_bytes", model.memory_gib[0] * GiB, first.line, excerpt(first.text),
-                             f"the memory of a {model.name}"))
-        if "compute_capability" not in self.found and model is not None and model.capability is not None:
-            out.append(Found("compute_capability", model.capability, first.line, excerpt(first.text),
-                             f"the compute capability of a {model.name}"))
+        elif gpu is not None:
+            said = ("the memory in the GPU's name" if mention is not None and mention.stated_gb
+                    else f"the memory of a {gpu.name}")
+            out.append(Found("gpu_memory_bytes", gpu.total_bytes, first.line, excerpt(first.text),
+                             f"{said}: {gpu.memory_mib} MiB as nvidia-smi shows it"))
+        if "compute_capability" not in self.found and mention is not None and mention.capability is not None:
+            out.append(Found("compute_capability", mention.capability, first.line, excerpt(first.text),
+                             f"the compute capability of a {mention.model}"))
         if self.processes and first.total is not None:
             mine = [p for p in self.processes if p[0] == first.index]
             others = [p for p in mine if not _TRAINING_PROCESS.search(p[2])]

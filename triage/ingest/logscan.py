@@ -114,11 +114,12 @@ CLUE = re.compile(
     re.IGNORECASE,
 )
 _CLUE_WORDS = ("*****", "aving", "oading", "erg", "valuat", "enerat")
+#: Every literal that one of the rarer checks (error trigger, step, memory, phase clue, allocator
+#: setting) needs; a segment without any of them skips those checks.
+_RARE = re.compile("|".join(re.escape(w) for w in (
+    *_TRIGGER_WORDS, "tep", "STEP", "步", "em", "EM", "VRAM", "vram", "显存", *_CLUE_WORDS, "ALLOC_CONF",
+    "expandable_segments")))
 _HINT = re.compile(r"try setting (?:PYTORCH_CUDA_ALLOC_CONF=)?expandable_segments", re.IGNORECASE)
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= KEPT_CHARS else text[:KEPT_CHARS]
 
 
 def _unit_bytes(value: str, unit: str | None) -> int | None:
@@ -137,16 +138,19 @@ class LogScanner:
     """Feed it (line number, segment) pairs; :meth:`digest` returns what was kept."""
 
     def __init__(self) -> None:
+        # Kept as (line number, text) pairs on the hot path; Line and Progress objects are built
+        # only for what is kept (a window, the head, the digest).
         self._head: list[Line] = []
-        self._before: deque[Line] = deque(maxlen=BEFORE_LINES)
+        self._before: deque[tuple[int, str]] = deque(maxlen=BEFORE_LINES)
         self._current: list[Line] | None = None
         self._current_tail: deque[Line] = deque(maxlen=WINDOW_TAIL)
         self._remaining = 0
         self._first: list[tuple[Line, ...]] = []
         self._last: deque[tuple[Line, ...]] = deque(maxlen=LAST_WINDOWS)
-        self._bars: OrderedDict[tuple[str, int], Progress] = OrderedDict()
+        self._bars: OrderedDict[tuple[str, int], tuple[int, str, re.Match[str]]] = OrderedDict()
+        self._last_bar: tuple[str, int] | None = None
         self._steps: deque[Progress] = deque(maxlen=8)
-        self._progress_lines: deque[Line] = deque(maxlen=6)
+        self._progress_lines: deque[tuple[int, str]] = deque(maxlen=6)
         self._memory: dict[str, deque[MemorySample]] = {}
         self._clues: deque[Line] = deque(maxlen=16)
         self._alloc_conf: deque[Line] = deque(maxlen=4)
@@ -155,13 +159,20 @@ class LogScanner:
     def feed(self, number: int, text: str) -> None:
         """Look at one segment."""
         self._count += 1
-        line = Line(number, _cut(text))
+        kept = text if len(text) <= KEPT_CHARS else text[:KEPT_CHARS]
         if len(self._head) < HEAD_LINES:
-            self._head.append(line)
-        triggered = any(word in text for word in _TRIGGER_WORDS) and TRIGGER.search(text) is not None
-        self._window(line, triggered)
-        if "|" in text and "/" in text:
-            self._tqdm(line)
+            self._head.append(Line(number, kept))
+        rare = _RARE.search(text) is not None
+        triggered = rare and any(word in text for word in _TRIGGER_WORDS) and TRIGGER.search(text) is not None
+        if self._current is None and not triggered:
+            self._before.append((number, kept))
+        else:
+            self._window(Line(number, kept), triggered)
+        if "%|" in kept:  # TQDM needs it
+            self._tqdm(number, kept)
+        if not rare:
+            return
+        line = Line(number, kept)
         if "tep" in text or "STEP" in text or "步" in text:
             self._step(line)
         if "em" in text or "EM" in text or "VRAM" in text or "vram" in text or "显存" in text:
@@ -184,11 +195,9 @@ class LogScanner:
                 if self._remaining <= 0:
                     self._close()
         elif triggered:
-            self._current = [*self._before, line]
+            self._current = [*(Line(n, t) for n, t in self._before), line]
             self._before.clear()
             self._remaining = AFTER_LINES
-        else:
-            self._before.append(line)
 
     def _close(self) -> None:
         if self._current is None:
@@ -201,18 +210,22 @@ class LogScanner:
         self._current = None
         self._current_tail.clear()
 
-    def _tqdm(self, line: Line) -> None:
-        m = TQDM.search(line.text)
+    def _tqdm(self, number: int, text: str) -> None:
+        m = TQDM.search(text)
         if not m:
             return
-        desc = line.text[: m.start()].strip(" :\t")
-        progress = Progress(line.number, desc, int(m.group(2)), int(m.group(3)), line.text)
-        key = (desc.lower(), progress.total or 0)
-        self._bars.pop(key, None)
-        self._bars[key] = progress
-        while len(self._bars) > BARS:
-            self._bars.popitem(last=False)
-        self._progress_lines.append(line)
+        start = m.start()
+        desc = text[:start].strip(" :\t") if start else ""
+        key = (desc.lower(), int(m.group(3)))
+        if key == self._last_bar:  # the same bar redrawn: it stays the most recent one
+            self._bars[key] = (number, desc, m)
+        else:
+            self._bars.pop(key, None)
+            self._bars[key] = (number, desc, m)
+            self._last_bar = key
+            while len(self._bars) > BARS:
+                self._bars.popitem(last=False)
+        self._progress_lines.append((number, text))
 
     def _step(self, line: Line) -> None:
         if TQDM.search(line.text):
@@ -223,7 +236,7 @@ class LogScanner:
         n = m.group(1) or m.group(3) or m.group(4)
         total = int(m.group(2)) if m.group(2) else None
         self._steps.append(Progress(line.number, "step", int(n), total, line.text))
-        self._progress_lines.append(line)
+        self._progress_lines.append((line.number, line.text))
 
     def _memory_figures(self, line: Line) -> None:
         for pattern in MEMORY:
@@ -252,9 +265,10 @@ class LogScanner:
         return LogDigest(
             head=tuple(self._head),
             windows=(*self._first, *self._last),
-            bars=tuple(self._bars.values()),
+            bars=tuple(Progress(number, desc, int(m.group(2)), int(m.group(3)), m.string)
+                       for number, desc, m in self._bars.values()),
             steps=tuple(self._steps),
-            progress_lines=tuple(self._progress_lines),
+            progress_lines=tuple(Line(n, t) for n, t in self._progress_lines),
             memory={k: tuple(v) for k, v in self._memory.items()},
             clues=tuple(self._clues),
             alloc_conf=tuple(self._alloc_conf),

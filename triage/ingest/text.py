@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from triage.hardware.gpus import GiB, mentions, model_patterns
 from triage.ingest.config import RULES
 from triage.ingest.found import Found, excerpt
-from triage.ingest.gpus import CATALOGUE, GiB
 from triage.ingest.lines import iter_text_lines
 
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
@@ -167,6 +167,49 @@ def _trainer(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("trainer_type", value)] if value else []
 
 
+_CLAUSE = re.compile(r"[,;.!?()，。；！？、（）]|\bbut\b|\bhowever\b|\binstead\b|但是?|不过|而是", _I)
+_CJK_NEGATE = re.compile(r"(?:没有|没用|没开|没|未|不用|不是|不|关闭|关了|禁用)\s*$")
+
+
+def negated(line: str, start: int) -> bool:
+    """Whether the term at ``line[start:]`` is denied: "not using deepspeed zero3", "没用QLoRA".
+
+    Only the same clause counts, and only the last three words before the term (or the Chinese
+    characters right before it): "no OOM with zero3" is read as denied (nothing, rather than a
+    wrong fact), while "no OOM before, but now with zero3" is not.
+    """
+    before = _CLAUSE.split(line[max(0, start - 40):start])[-1]
+    words = before.split()
+    return bool(_NEGATE.search(" ".join(words[-3:])) or _CJK_NEGATE.search(before))
+
+
+def _unless_negated(extract: Extract) -> Extract:
+    """An extractor that yields nothing when its match is denied."""
+    def guarded(m: re.Match[str]) -> list[tuple[str, object]]:
+        return [] if negated(m.string, m.start()) else extract(m)
+
+    return guarded
+
+
+_LORA_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "qkv_proj",
+                 "gate_up_proj", "query_key_value", "c_attn", "c_proj", "c_fc", "W_pack", "fc1", "fc2", "Wqkv")
+_MODULE_NAMES = re.compile(r"(?<![\w.])(" + "|".join(_LORA_MODULES) + r")(?![\w.])")
+_LORA_CONTEXT = re.compile(r"lora|peft|adapter", _I)
+
+
+def _in_lora_context(extract: Extract) -> Extract:
+    """An extractor for bare "r=16", "rank 16" or "all linear layers": it needs LoRA named in the line."""
+    def guarded(m: re.Match[str]) -> list[tuple[str, object]]:
+        return extract(m) if _LORA_CONTEXT.search(m.string) and not negated(m.string, m.start()) else []
+
+    return guarded
+
+
+def _modules(m: re.Match[str]) -> list[tuple[str, object]]:
+    names = list(dict.fromkeys(_MODULE_NAMES.findall(m.string)))
+    return [("lora_target_modules", ",".join(names))] if names else []
+
+
 _PHASES = (
     ("evaluation", r"\b(?:during|while|when|at|in)\s+(?:the\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
                    r"prediction|predicting)\b|评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时"),
@@ -182,16 +225,20 @@ _PHASES = (
     ("forward", r"\b(?:during|in)\s+(?:the\s+)?forward(?:\s+pass)?\b|前向传播"),
 )
 
-_GPU_NAMES = "|".join(p.pattern for p, _ in CATALOGUE)
+_GPU_NAMES = "|".join(model_patterns())
 _GPU_MEMORY_SIZES = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 44, 48, 64, 80, 94, 96, 128, 141, 192)
 
 #: (regex, extractor); applied to each line in order, the first mention of a fact wins.
 _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
-        (r"(?:eval(?:uation)?[ _-]?batch[ _-]?size|评估批(?:次)?大小)" + _SEP + r"(?P<n>\d+)\b",
+        (r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|评估批(?:次)?大小)" + _SEP + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
          _simple("eval_batch_size")),
         (r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )"
          r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?(?:batch[ _-]?size|\bbs\b|批(?:次|量)?大小|批大小)" + _SEP +
          r"(?P<n>\d+)\b", _simple("batch_size")),
+        # "batch 4", "a batch of 8" (but not "batch 4/100" or "batch 4 of 100", which count batches)
+        (r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )(?<!num )(?<!number of )"
+         r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?batch(?![ _-]?(?:size|es))" + _SEP +
+         r"(?P<n>\d+)\b(?!\s*(?:/|of\b|steps?\b|it\b|batches\b))", _simple("batch_size")),
         (r"(?:grad(?:ient)?[ _-]?acc(?:um(?:ulation)?)?(?:[ _-]?steps)?|梯度累[积加计](?:步数)?)" + _SEP + r"(?P<n>\d+)\b",
          _simple("grad_accum")),
         (r"(?:max[ _-]?(?:seq(?:uence)?[ _-]?)?len(?:gth)?|seq(?:uence)?[ _-]?len(?:gth)?|context[ _-]?(?:length|len|window)|"
@@ -202,6 +249,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         (r"num[ _]beams" + _SEP + r"(?P<n>\d+)|(?<![\w.])(?P<b>\d+)\s*beams\b",
          lambda m: [("num_beams", m.group("n") or m.group("b"))]),
         (r"(?:\blora[ _-]?r(?:ank)?|\blora\s+rank|\brank of lora|lora\s*的?秩)" + _SEP + r"(?P<n>\d+)\b", _simple("lora_r")),
+        (r"(?<![\w.-])(?:r|rank|秩)\s*(?:=|:|：|为|是|\bof\b)?\s*(?P<n>\d+)\b(?![.\d])",
+         _in_lora_context(_simple("lora_r"))),
+        (r"(?<![\w.-])(?:lora[ _]?)?dropout" + _SEP + r"(?P<n>0?\.\d+|0|1)(?![.\d])",
+         _in_lora_context(_simple("lora_dropout"))),
+        (r"\ball[ _-]linear\b|\ball\s+(?:the\s+)?linear\s+(?:layers|modules|projections)\b|所有(?:的)?线性层|全部线性层",
+         _in_lora_context(_simple("lora_target_modules", "all-linear"))),
+        (r"(?<![\w.])(?:" + "|".join(_LORA_MODULES) + r")(?![\w.])", _in_lora_context(_modules)),
         (r"(?P<pkg>transformers|pytorch|torch|peft|trl|accelerate|bitsandbytes|bnb|deepspeed|flash[-_ ]?attn|"
          r"flash[-_ ]attention)\s*(?:version|版本)?\s*(?:==|=|:|：|\bis\b|是|为)?\s*v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
          _version),
@@ -218,25 +272,27 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
          r")))|(?P<n2>[单双两二三四八\d]+)\s*张?\s*(?:卡|显卡|gpu)", lambda m: _gpus_any(m)),
         (r"\b(?:adamw_torch_fused|adamw_torch|adamw_hf|adamw_bnb_8bit|adamw_8bit|paged_adamw_8bit|paged_adamw_32bit|"
          r"paged_lion_8bit|lion_8bit|adafactor|galore_adamw\w*|adamw_apex_fused|adamw_anyprecision|adalomo|lomo|"
-         r"8[- ]?bit adam)\b", _optimizer),
+         r"8[- ]?bit adam)\b", _unless_negated(_optimizer)),
         (r"(?-i:\b(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer)\b(?!\.\w))"
          r"|\breward model(?:ing)?\b|奖励模型",
          _trainer),
-        (r"\bQ[- ]?LoRA\b", lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")]),
-        (r"(?<![qQ\w-])LoRA\b", _simple("finetune_method", "lora")),
+        (r"\bQ[- ]?LoRA\b", _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")])),
+        (r"(?<![qQ\w-])LoRA\b", _unless_negated(_simple("finetune_method", "lora"))),
         (r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|全参(?:数)?(?:微调)?|全量微调",
-         _simple("finetune_method", "full")),
-        (r"\bfreeze[- ]tuning\b|冻结微调", _simple("finetune_method", "freeze")),
-        (r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b", _simple("quantization", "4bit")),
-        (r"\b(?:load[_ ]in[_ ]8bit|8[- ]?bit|int8|8位量化)\b(?!\s*(?:adam|optim|lion))", _simple("quantization", "8bit")),
-        (r"\b(bf16|fp16)\b", lambda m: [("mixed_precision", m.group(1).lower())]),
-        (r"\bsdpa\b", _simple("attn_implementation", "sdpa")),
-        (r"\beager attention\b|attn_implementation\s*=\s*['\"]?eager", _simple("attn_implementation", "eager")),
+         _unless_negated(_simple("finetune_method", "full"))),
+        (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
+        (r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b", _unless_negated(_simple("quantization", "4bit"))),
+        (r"\b(?:load[_ ]in[_ ]8bit|8[- ]?bit|int8|8位量化)\b(?!\s*(?:adam|optim|lion))",
+         _unless_negated(_simple("quantization", "8bit"))),
+        (r"\b(bf16|fp16)\b", _unless_negated(lambda m: [("mixed_precision", m.group(1).lower())])),
+        (r"\bsdpa\b", _unless_negated(_simple("attn_implementation", "sdpa"))),
+        (r"\beager attention\b|attn_implementation\s*=\s*['\"]?eager",
+         _unless_negated(_simple("attn_implementation", "eager"))),
         (r"\bzero[- _]?(?:stage[- _]?)?([123])\b|\bzero([123])\b",
-         lambda m: [("distributed", "deepspeed"), ("zero_stage", m.group(1) or m.group(2))]),
-        (r"\bLLaMA[- ]?Factory\b|\bllamafactory\b", _simple("framework", "llama_factory")),
-        (r"\baxolotl\b", _simple("framework", "axolotl")),
-        (r"\bunsloth\b", _simple("framework", "unsloth")),
+         _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", m.group(1) or m.group(2))])),
+        (r"\bLLaMA[- ]?Factory\b|\bllamafactory\b", _unless_negated(_simple("framework", "llama_factory"))),
+        (r"\baxolotl\b", _unless_negated(_simple("framework", "axolotl"))),
+        (r"\bunsloth\b", _unless_negated(_simple("framework", "unsloth"))),
         (r"\b(?:HF|huggingface|transformers)\s+Trainer\b|\bSeq2SeqTrainer\b", _simple("framework", "hf_trainer")),
         (r"\bWSL2?\b", _simple("os", "wsl")),
         (r"\bwindows\b", _simple("os", "windows")),
@@ -267,7 +323,6 @@ _MODEL_NAME = re.compile(
     _I,
 )
 _SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
-_GPU_AFTER = re.compile(r"^\s*[-(（]?\s*(?:pcie|sxm\d?|nvl)?[- ]?(?P<n>\d+)\s*(?:G|GB|GiB)\b", _I)
 
 
 def _near(text: str, start: int, end: int, pattern: re.Pattern[str], before: int = 24, after: int = 16) -> bool:
@@ -340,7 +395,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             continue
         low = line.lower()
         for m in _INLINE.finditer(line):
-            put(_inline(m), number, m.group(0))
+            if not negated(line, m.start()):
+                put(_inline(m), number, m.group(0))
         for toggle in TOGGLES:
             hit = toggle.pattern.search(line)
             span = (hit.start(), hit.end()) if hit else None
@@ -383,26 +439,24 @@ def _models(line: str, number: int, put: Callable[[list[tuple[str, object]], int
 
 
 def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
-    low = line.lower()
-    for pattern, model in CATALOGUE:
-        m = pattern.search(low)
-        if not m:
-            continue
-        before, after = low[max(0, m.start() - 1):m.start()], low[m.end():m.end() + 1]
-        if before in ("/", ".") or after in ("/", "步") or re.match(r"\s*(?:steps?|步|it)\b", low[m.end():]):
-            continue
-        pairs: list[tuple[str, object]] = [("gpu_name", model.name)]
-        stated = _GPU_AFTER.match(line[m.end():])
-        note = None
-        if stated and int(stated.group("n")) in _GPU_MEMORY_SIZES:
-            pairs.append(("gpu_memory_bytes", int(stated.group("n")) * GiB))
-        elif len(model.memory_gib) == 1:
-            pairs.append(("gpu_memory_bytes", model.memory_gib[0] * GiB))
-            note = f"the memory of a {model.name}"
-        if model.capability is not None:
-            pairs.append(("compute_capability", model.capability))
-        put(pairs[:1], number, line[m.start():m.end() + 12])
-        put(pairs[1:], number, line[m.start():m.end() + 12], note)
+    for mention in mentions(line):
+        start, end = mention.start, mention.end
+        if line[start - 1:start] in ("/", ".") or line[end:end + 1] in ("/", "步") \
+                or re.match(r"\s*(?:steps?|步|it)\b", line[end:], _I):
+            continue  # "3090/10000" is a progress count, "v2.4090" a version
+        gpu, stated = mention.gpu, mention.stated_gb
+        name = mention.model if gpu is None or len(mention.variants) == 1 else f"{mention.model} {gpu.nominal_gb}GB"
+        said = line[start:end + 12]
+        put([("gpu_name", name)], number, said)
+        if gpu is not None:
+            note = None if stated else f"the memory of a {gpu.name}"
+            if gpu.total_bytes != gpu.nominal_gb * GiB:
+                note = f"{note or f'a {gpu.name}'}: {gpu.memory_mib} MiB as nvidia-smi shows it"
+            put([("gpu_memory_bytes", gpu.total_bytes)], number, said, note)
+        elif stated is not None and stated in _GPU_MEMORY_SIZES:
+            put([("gpu_memory_bytes", stated * GiB)], number, said)
+        if mention.capability is not None:
+            put([("compute_capability", mention.capability)], number, said, f"the compute capability of a {mention.model}")
         return
     m = re.search(r"(?<![\w.])(?P<n>\d+)\s*(?:G|GB)\b(?!\s*(?:ram|内存|disk|硬盘|ssd|的内存|memory of ram))", line, _I)
     if m and int(m.group("n")) in _GPU_MEMORY_SIZES and not re.search(r"内存|\bram\b|disk|硬盘|model|模型", line, _I):

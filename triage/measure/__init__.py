@@ -17,10 +17,10 @@ Public API::
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 from typing import Any
 
+from triage.estimate.architecture import ArchitectureError, read_config_json
 from triage.measure.result import BLOCK, CATEGORIES, LABELS, Measurement, round_block
 from triage.measure.spec import (
     MeasureSpec,
@@ -60,21 +60,13 @@ def spec_for_preset(name: str, **overrides: Any) -> MeasureSpec:
 
 def spec_for_config(path: str | Path, **overrides: Any) -> MeasureSpec:
     """A spec for a Hugging Face ``config.json`` (or a directory holding one)."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "config.json"
     try:
-        with p.open(encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise SpecError(f"cannot read {p}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"{p}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    if not isinstance(data, dict):
-        raise SpecError(f"{p}: a config.json must be a JSON object")
+        where, data = read_config_json(path)
+    except ArchitectureError as exc:
+        raise SpecError(str(exc)) from None
     cfg = hf_config_from_json(data)
     overrides.setdefault("lora_targets", default_targets(cfg))
-    return MeasureSpec(name=str(data.get("_name_or_path") or p), hf_config=cfg, **overrides)
+    return MeasureSpec(name=str(data.get("_name_or_path") or where), hf_config=cfg, **overrides)
 
 
 def measure(spec: MeasureSpec, mode: str = "fake") -> Measurement:

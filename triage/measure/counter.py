@@ -58,6 +58,12 @@ class LiveBytes(TorchDispatchMode):  # type: ignore[misc, unused-ignore]
             self.current -= entry[0]
             self.totals[entry[1]] -= entry[0]
 
+    def _finaliser(self, key: int) -> Callable[[Any], None]:
+        def free(_ref: Any) -> None:
+            self._free(key)
+
+        return free
+
     def track(self, tensor: Any, category: str | None = None) -> None:
         """Register ``tensor``'s storage if it is new (and check the peak)."""
         if not isinstance(tensor, torch.Tensor):
@@ -71,7 +77,7 @@ class LiveBytes(TorchDispatchMode):  # type: ignore[misc, unused-ignore]
             return
         size = round_block(int(storage.nbytes()))
         cat = category or CATEGORY_OF_PHASE.get(self.phase, self.phase)
-        ref = weakref.ref(storage, lambda _r, k=key: self._free(k))
+        ref = weakref.ref(storage, self._finaliser(key))
         self._live[key] = [size, cat, ref]
         self.current += size
         self.totals[cat] += size

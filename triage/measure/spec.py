@@ -83,6 +83,10 @@ class MeasureSpec:
         """A one-line description: ``Llama-2-7B LoRA r16 q_proj,v_proj sdpa GC B1 S2048``."""
         method = {"lora": f"LoRA r{self.lora_r}", "qlora": f"QLoRA r{self.lora_r}", "full": "full FT"}[self.method]
         targets = "" if self.method == "full" else " " + _short_targets(self.lora_targets)
+        if self.method != "full" and self.lora_dropout:
+            targets += f" drop{self.lora_dropout:g}"
+        if self.prepare_kbit:
+            targets += " kbit-prep"
         opt = self.optimizer if self.optimizer != "adamw" else f"adamw/{self.optim_impl}"
         return (f"{self.name} {self.dtype} {method}{targets} {self.attn}{' GC' if self.gc else ''} "
                 f"B{self.batch} S{self.seq} {opt}")
@@ -199,3 +203,54 @@ def estimator_facts(spec: MeasureSpec, preset: str | None = None,
         if spec.method == "qlora":
             facts["double_quant"] = spec.double_quant
     return facts
+
+
+#: HF ``optim`` names the oracle can run -> (optimizer, implementation). Plain torch AdamW on CUDA is foreach.
+MEASURABLE_OPTIMIZERS = {
+    "adamw_torch_fused": ("adamw", "fused"), "adamw_torch": ("adamw", "foreach"), "adamw_hf": ("adamw", "forloop"),
+    "adamw_bnb_8bit": ("adamw8bit", "fused"), "sgd": ("sgd", "foreach"),
+}
+
+
+def spec_from_run(run: Any, hf_config: Mapping[str, Any], name: str) -> tuple[MeasureSpec, list[str]]:
+    """The oracle spec for an estimator :class:`~triage.estimate.Run` (the same defaults), plus notes.
+
+    Raises :class:`SpecError` for what one fake single-GPU step cannot run (multi-GPU, 8-bit
+    base, autocast, freeze tuning, optimizers outside :data:`MEASURABLE_OPTIMIZERS`).
+    """
+    notes: list[str] = []
+    if run.distributed != "none" and run.gpu_count > 1:
+        raise SpecError("triage measure runs one single-GPU step; DDP/ZeRO/FSDP are not measurable yet")
+    if run.quantization == "8bit":
+        raise SpecError("triage measure does not run 8-bit (LLM.int8) bases yet; 4-bit QLoRA is supported")
+    if run.method == "freeze":
+        raise SpecError("triage measure does not run freeze (partial) tuning yet; use full, lora or qlora")
+    if run.compute_dtype != run.weight_dtype and run.quantization == "none":
+        raise SpecError("triage measure runs without autocast: load the weights in the compute dtype "
+                        "(--torch-dtype bf16) and drop --bf16/--fp16")
+    if run.phase != "training":
+        raise SpecError("triage measure measures a training step; evaluation and generation are not measurable yet")
+    optim = MEASURABLE_OPTIMIZERS.get(run.optimizer)
+    if optim is None:
+        raise SpecError(f"triage measure cannot run optimizer {run.optimizer!r}; measurable: "
+                        f"{', '.join(MEASURABLE_OPTIMIZERS)}")
+    attn = run.attn
+    if attn in ("flash_attention_2", "xformers"):
+        notes.append(f"{attn} measured as sdpa: on fake CPU tensors SDPA runs the flash kernel, which saves the "
+                     "same tensors (output + fp32 logsumexp)")
+        attn = "sdpa"
+    if run.padded:
+        notes.append("measured without padding: a padded batch also builds a 4-D mask (b·s² elements)")
+    if run.fused_loss:
+        notes.append("fused/chunked loss is not measured: the oracle runs HF's ForCausalLMLoss")
+    dtype = run.weight_dtype if run.quantization == "none" else run.compute_dtype
+    spec = MeasureSpec(
+        name=name, hf_config=hf_config, dtype=dtype, method=run.method, lora_r=run.lora_r,
+        lora_targets=tuple(run.lora_targets), lora_dropout=run.lora_dropout, prepare_kbit=run.prepare_kbit,
+        double_quant=run.double_quant, seq=run.seq, batch=run.batch, gc=run.gc, attn=attn,
+        optimizer=optim[0], optim_impl=optim[1],
+    )
+    if run.grad_accum > 1 and run.method == "full":
+        notes.append("gradient accumulation keeps the gradients alive between micro-steps; one micro-step is "
+                     "measured")
+    return spec, notes

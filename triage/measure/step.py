@@ -124,7 +124,7 @@ def _clone_param_attrs(old: Any, new: Any) -> Any:
     return param
 
 
-def _optimizer(spec: MeasureSpec, params: list[Any]) -> Any:
+def _optimizer(spec: MeasureSpec, params: list[Any], fake: bool) -> Any:
     if spec.optimizer == "sgd":
         return torch.optim.SGD(params, lr=1e-4, foreach=True)
     if spec.optimizer == "adamw8bit":
@@ -132,7 +132,21 @@ def _optimizer(spec: MeasureSpec, params: list[Any]) -> Any:
             import bitsandbytes as bnb  # type: ignore[import-not-found, unused-ignore]
         except Exception as exc:
             raise SpecError(f"the 8-bit optimizer needs bitsandbytes: {exc}") from None
-        return bnb.optim.AdamW8bit(params, lr=1e-4, weight_decay=0.0)
+        from torch._subclasses.fake_tensor import unset_fake_temporarily  # type: ignore[import-not-found, unused-ignore]
+
+        # create_dynamic_map() calls .tolist(): build the quantization maps on real tensors
+        original = bnb.functional.create_dynamic_map
+
+        def dynamic_map(*args: Any, **kwargs: Any) -> Any:
+            with unset_fake_temporarily():
+                real = original(*args, **kwargs)
+            return torch.empty(real.shape, dtype=real.dtype) if fake else real
+
+        bnb.functional.create_dynamic_map = dynamic_map
+        try:
+            return bnb.optim.AdamW8bit(params, lr=1e-4, weight_decay=0.0)
+        finally:
+            bnb.functional.create_dynamic_map = original
     impl = {"fused": {"fused": True}, "foreach": {"foreach": True}, "forloop": {"foreach": False}}[spec.optim_impl]
     return torch.optim.AdamW(params, lr=1e-4, weight_decay=0.0, **impl)
 
@@ -166,11 +180,15 @@ def measure_step(spec: MeasureSpec, mode: str = "fake", seed: int = 0) -> Measur
     """Run one training step of ``spec`` and return its allocated peak and breakdown."""
     if mode not in ("fake", "real"):
         raise SpecError(f"mode must be fake or real; got {mode!r}")
+    import warnings
+
     from torch._subclasses.fake_tensor import FakeTensorMode  # type: ignore[import-not-found, unused-ignore]
 
     started = time.perf_counter()
     torch.manual_seed(seed)
-    model = build_model(spec)
+    with warnings.catch_warnings():  # transformers 5's renames (gradient -> activation checkpointing)
+        warnings.simplefilter("ignore", FutureWarning)
+        model = build_model(spec)
     fake = mode == "fake"
     counter = LiveBytes(transient=_transient_hook(spec) if fake and spec.cuda_shims else None)
     notes: list[str] = []
@@ -196,7 +214,7 @@ def measure_step(spec: MeasureSpec, mode: str = "fake", seed: int = 0) -> Measur
             vocab = int(model.get_input_embeddings().weight.shape[0])
             with counter.in_phase("inputs"):
                 ids = torch.randint(0, vocab, (spec.batch, spec.seq), dtype=torch.long)
-            opt = _optimizer(spec, trainable)
+            opt = _optimizer(spec, trainable, fake)
             with counter.in_phase("prime"):
                 for p in trainable:
                     p.grad = torch.zeros_like(p)
@@ -205,7 +223,8 @@ def measure_step(spec: MeasureSpec, mode: str = "fake", seed: int = 0) -> Measur
             for p in trainable:
                 p.register_post_accumulate_grad_hook(lambda q: counter.retag(q.grad, "grads"))
             counter.reset_peak()
-            with _module_tracker(counter, model):
+            with _module_tracker(counter, model), warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
                 with counter.in_phase("forward"):
                     loss = model(input_ids=ids, labels=ids, use_cache=False).loss
                 with counter.in_phase("backward"):

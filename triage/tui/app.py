@@ -12,7 +12,7 @@ from triage.kb.models import Remedy
 from triage.report import render_report
 from triage.tui.screens.export import write_new
 from triage.tui.screens.main import MainScreen
-from triage.tui.whatif import Estimator, MemoryView, gib, load_estimator, memory_view, saving
+from triage.tui.whatif import MemoryView, gib, memory_view, saving_label
 
 STYLES = Path(__file__).parent / "styles"
 
@@ -24,10 +24,9 @@ class TriageApp(App[None]):
     TITLE = "triage"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, interview: Interview, *, estimator: Estimator | None, export_dir: Path) -> None:
+    def __init__(self, interview: Interview, *, export_dir: Path) -> None:
         super().__init__()
         self.interview = interview
-        self.estimator = estimator
         self.export_dir = export_dir
         self.applied: tuple[str, ...] = ()
         """Remedies switched on in the what-if panel."""
@@ -39,47 +38,55 @@ class TriageApp(App[None]):
     # ---- memory
 
     def whatif_remedies(self) -> list[Remedy]:
-        """The remedies of the diagnosis that declare a change to the run, best first."""
+        """The remedies of the diagnosis that declare a change to the run, best first (the planner's candidates)."""
         return [
             rr.remedy for rr in self.interview.diagnosis.remedies if rr.remedy.changes and rr.applicable is not False
         ]
 
     def memory_view(self) -> MemoryView:
-        kb = self.interview.kb
-        remedies = [kb.remedies[r] for r in self.applied if r in kb.remedies]
-        return memory_view(kb, self.interview.facts, self.estimator, remedies)
+        """The estimate of the run with the what-if remedies applied."""
+        iv = self.interview
+        remedies = [iv.kb.remedies[r] for r in self.applied if r in iv.kb.remedies]
+        return memory_view(iv.memory, iv.diagnosis.session.facts, remedies)
+
+    def plan(self) -> tuple[str, ...]:
+        """The remedies of the cheapest plan that fits (empty when there is none or nothing is needed)."""
+        plan = self.interview.memory.plan
+        return tuple(s.remedy_id for s in plan.steps) if plan is not None else ()
 
     def savings(self) -> dict[str, str]:
+        """Each remedy's saving on this run as the ranking shows it (the diagnosis' own numbers)."""
+        lang = self.interview.lang
         out = {}
         for rr in self.interview.diagnosis.remedies:
-            saved = saving(self.interview.kb, self.interview.facts, self.estimator, rr.remedy)
-            if saved is not None:
-                out[rr.remedy.id] = ("saves " if self.interview.lang == "en" else "节省 ") + gib(saved)
+            label = saving_label(rr.saving_bytes, lang)
+            if label is not None:
+                out[rr.remedy.id] = label
         return out
 
     # ---- export
 
-    def memory_lines(self) -> list[str]:
+    def whatif_lines(self) -> list[str]:
+        """The what-if currently applied, for the report."""
         view = self.memory_view()
-        if not view.available:
+        if not self.applied:
             return []
-        lines = [f"{b.name}: {gib(b.bytes)}" for b in view.components]
-        total = f"total {gib(view.total)}"
+        if not view.available:
+            return [f"with {', '.join(self.applied)}: {view.reason}"]
+        line = f"with {', '.join(self.applied)}: {gib(view.expected)}"
         if view.capacity:
-            total += f" of {gib(view.capacity)}: " + ("fits" if view.fits else "does not fit")
-        if view.applied:
-            total += f" (with {', '.join(view.applied)})"
-        return [*lines, total]
+            line += f" of {gib(view.capacity)}: " + ("fits" if view.fits else "does not fit")
+        return [f"{line} ({saving_label(view.saved, 'en')})"]
 
     def report(self) -> str:
         iv = self.interview
         return render_report(
             iv.kb,
             iv.diagnosis,
+            memory=iv.memory,
             transcript=iv.transcript(),
             pasted=iv.pasted(),
-            memory=self.memory_lines(),
-            savings=self.savings(),
+            whatif=self.whatif_lines(),
         )
 
     def export(self) -> tuple[str, str]:
@@ -95,14 +102,6 @@ class TriageApp(App[None]):
         return text, f"report written to {path} (and copied to the clipboard)"
 
 
-def make_app(
-    interview: Interview,
-    *,
-    estimator: Estimator | None = None,
-    use_estimator: bool = True,
-    export_dir: Path | None = None,
-) -> TriageApp:
-    """The app for ``interview``; the estimator of :mod:`triage.estimate` is used when installed."""
-    if estimator is None and use_estimator:
-        estimator = load_estimator()
-    return TriageApp(interview, estimator=estimator, export_dir=export_dir or Path.cwd())
+def make_app(interview: Interview, *, export_dir: Path | None = None) -> TriageApp:
+    """The app for ``interview``; reports are written to ``export_dir`` (default: the working directory)."""
+    return TriageApp(interview, export_dir=export_dir or Path.cwd())

@@ -1,53 +1,44 @@
-"""The memory panel's model: the estimate of the run, and what-if with remedies applied.
+"""The memory panel's model: the estimator's numbers for the run, and what-if with remedies applied.
 
-This is the one place the TUI talks to the estimator (:mod:`triage.estimate`).
-Without it, or without a known model and GPU, :func:`memory_view` says which
-facts it needs and shows no numbers. No Textual here: the panel only draws
-the :class:`MemoryView` this module returns.
-
-The estimator is expected as ``triage.estimate.estimate(facts) -> Estimate``
-where ``Estimate.components`` maps a component name to bytes (or is a
-sequence of objects with ``name`` and ``bytes``). :func:`load_estimator`
-adapts that to a :data:`Estimator`; adjust it there if the API differs.
+This is the one place the TUI talks to the estimator (:mod:`triage.estimate`),
+through the :class:`~triage.quantify.Memory` the interview already computed
+(the same estimate, savings and plan as ``triage diagnose``). What-if applies
+the chosen remedies' ``changes`` to the run with
+:func:`triage.estimate.saving_detail` and draws the estimate after them. No
+Textual here: the panel only draws the :class:`MemoryView` this module returns.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from triage.facts import Fact, FactError, FactSet, Source, coerce
-from triage.kb.loader import KnowledgeBase
+from triage.estimate import Estimate, saving_detail
+from triage.facts import FactSet
 from triage.kb.models import Remedy
+from triage.quantify import NOT_ESTIMABLE, Memory
 
 GIB = 1024**3
-
-
-@dataclass(frozen=True)
-class Band:
-    """One component of the estimate."""
-
-    name: str
-    bytes: int
-
-
-@dataclass(frozen=True)
-class Breakdown:
-    """What an estimator returns: the components and, if it knows it, the GPU capacity."""
-
-    components: tuple[Band, ...]
-    capacity: int | None = None
-
-
-Estimator = Callable[[FactSet], Breakdown]
+#: Components under this share of the bar are drawn together as "other".
+SMALL = 0.03
+#: The name of the segment outside PyTorch's allocated bytes (CUDA context, workspaces, allocator).
+OVERHEAD = "overhead"
+OTHER = "other"
 
 #: Any one fact of each group is enough: the model, and the GPU.
 NEEDS: dict[str, tuple[str, ...]] = {
     "model": ("model_name", "model_params_b"),
-    "gpu": ("gpu_memory_bytes", "gpu_name"),
+    "gpu": ("gpu_name", "gpu_memory_bytes"),
 }
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One part of the bar: a component at the peak, the small ones together, or the overhead."""
+
+    name: str
+    bytes: int
 
 
 @dataclass(frozen=True)
@@ -56,74 +47,40 @@ class MemoryView:
 
     available: bool
     """True when there are numbers to show."""
-    components: tuple[Band, ...] = ()
+    segments: tuple[Segment, ...] = ()
+    """The components at the peak, largest first, then the overhead; they add up to ``expected``."""
+    low: int = 0
+    expected: int = 0
+    high: int = 0
+    """The device total band (allocated peak plus overheads)."""
     capacity: int | None = None
+    fits: bool | None = None
+    """The estimator's verdict: expected device total <= capacity (None when the GPU is unknown)."""
+    peak_phase: str = ""
     applied: tuple[str, ...] = ()
     """The remedies applied (what-if)."""
+    saved: int = 0
+    """Bytes the applied remedies save against the run as it is."""
+    assumptions: tuple[str, ...] = ()
+    """What the estimator assumed, "fact = value"."""
+    plan: tuple[str, ...] = ()
+    """The cheapest set of applicable remedies that fits (remedy ids), for the run as it is."""
+    plan_fits: bool | None = None
+    plan_after: int | None = None
+    """The expected device total once the plan is applied."""
     needs: tuple[str, ...] = ()
-    """Facts that would make an estimate possible (any one per group)."""
+    """Facts that would make an estimate (or a verdict) possible (any one per group)."""
     reason: str = ""
-    """Why there are no numbers, in words."""
+    """Why there are no numbers, or no verdict, in words."""
 
     @property
     def total(self) -> int:
-        return sum(b.bytes for b in self.components)
+        return self.expected
 
     @property
-    def fits(self) -> bool | None:
-        if not self.available or self.capacity is None:
-            return None
-        return self.total <= self.capacity
-
-
-def _adapt(estimate: Callable[[FactSet], Any]) -> Estimator:
-    def run(facts: FactSet) -> Breakdown:
-        result = estimate(facts)
-        raw = result.components
-        if isinstance(raw, Mapping):
-            bands = tuple(Band(str(k), int(v)) for k, v in raw.items() if v)
-        else:
-            bands = tuple(Band(str(c.name), int(c.bytes)) for c in raw if c.bytes)
-        device_total = getattr(result, "device_total", None)
-        overhead = int(device_total.expected) - sum(b.bytes for b in bands) if device_total is not None else 0
-        if overhead > 0:
-            # CUDA context and allocator overhead: a separate band, outside PyTorch's allocated bytes
-            bands = (*bands, Band("overhead", overhead))
-        capacity = getattr(result, "capacity_bytes", None)
-        return Breakdown(bands, int(capacity) if capacity else None)
-
-    return run
-
-
-def load_estimator() -> Estimator | None:
-    """The estimator of :mod:`triage.estimate` when it is installed, else None."""
-    for name in ("triage.estimate", "triage.estimate.estimator"):
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name in {"triage.estimate", name}:
-                return None
-            raise
-        estimate = getattr(module, "estimate", None)
-        if callable(estimate):
-            return _adapt(estimate)
-    return None
-
-
-def apply_changes(kb: KnowledgeBase, facts: FactSet, remedies: Iterable[Remedy]) -> FactSet:
-    """The facts of the run with each remedy's ``changes`` applied (later remedies win)."""
-    changed: list[Fact] = []
-    for remedy in remedies:
-        for name, raw in remedy.changes.items():
-            spec = kb.facts.get(name)
-            if spec is None:
-                continue
-            try:
-                value = coerce(spec, raw)
-            except FactError:
-                continue
-            changed.append(Fact(name, value, Source("derived", excerpt=f"what-if: {remedy.id}")))
-    return facts.with_facts(changed)
+    def over(self) -> int:
+        """Bytes over the GPU's capacity (0 when it fits or the GPU is unknown)."""
+        return max(0, self.expected - self.capacity) if self.capacity else 0
 
 
 def missing(facts: FactSet) -> tuple[str, ...]:
@@ -131,59 +88,126 @@ def missing(facts: FactSet) -> tuple[str, ...]:
     return tuple(" or ".join(names) for names in NEEDS.values() if all(facts.value(n) is None for n in names))
 
 
-def memory_view(
-    kb: KnowledgeBase,
-    facts: FactSet,
-    estimator: Estimator | None,
-    remedies: Sequence[Remedy] = (),
-) -> MemoryView:
-    """The estimate of the run with ``remedies`` applied, or what is needed to make one."""
+def merged_changes(remedies: Sequence[Remedy]) -> dict[str, Any]:
+    """The remedies' changes together (a later remedy wins where two set the same fact)."""
+    out: dict[str, Any] = {}
+    for remedy in remedies:
+        out.update(remedy.changes)
+    return out
+
+
+def segments(est: Estimate, small: float = SMALL) -> tuple[Segment, ...]:
+    """The estimate's components at the peak, largest first, tiny ones as "other", then the overhead."""
+    total = max(est.device_total.expected, 1)
+    comps = sorted(est.components.items(), key=lambda kv: -kv[1])
+    big = [Segment(name, n) for name, n in comps if n / total >= small]
+    rest = sum(n for _, n in comps if n / total < small)
+    out = [*big, *([Segment(OTHER, rest)] if rest else [])]
+    overhead = est.device_total.expected - est.peak_bytes
+    if overhead > 0:
+        out.append(Segment(OVERHEAD, overhead))
+    return tuple(out)
+
+
+def _plan(memory: Memory) -> dict[str, Any]:
+    p = memory.plan
+    if p is None or not p.steps:
+        return {}
+    return {
+        "plan": tuple(s.remedy_id for s in p.steps),
+        "plan_fits": p.fits,
+        "plan_after": p.after.device_total.expected,
+    }
+
+
+def memory_view(memory: Memory, facts: FactSet, remedies: Sequence[Remedy] = ()) -> MemoryView:
+    """The estimate of the run with ``remedies`` applied, or what is needed to make one.
+
+    ``memory`` is the interview's (:attr:`triage.interview.Interview.memory`),
+    ``facts`` the facts it was estimated from (the diagnosis' session facts).
+    """
     applied = tuple(r.id for r in remedies)
-    needs = missing(facts)
-    if estimator is None:
-        return MemoryView(False, applied=applied, needs=needs, reason="the memory estimator is not installed")
-    if needs:
-        return MemoryView(False, applied=applied, needs=needs, reason="the model and the GPU must be known")
-    try:
-        result = estimator(apply_changes(kb, facts, remedies))
-    except (ValueError, KeyError) as exc:
-        return MemoryView(False, applied=applied, reason=f"cannot estimate: {exc}")
-    capacity = facts.value("gpu_memory_bytes")
-    cap = int(capacity) if isinstance(capacity, (int, float)) else result.capacity
-    return MemoryView(True, result.components, cap, applied)
+    if memory.estimate is None:
+        return MemoryView(False, applied=applied, needs=missing(facts), reason=memory.missing or "")
+    est = memory.estimate
+    saved = 0
+    changes: Mapping[str, Any] = merged_changes(remedies)
+    if changes:
+        try:
+            detail = saving_detail(facts, changes, before=est)
+        except NOT_ESTIMABLE as exc:
+            return MemoryView(False, applied=applied, reason=f"cannot apply {', '.join(applied)}: {exc}")
+        est, saved = detail.after, detail.bytes
+    needs = missing(facts) if est.capacity_bytes is None else ()
+    return MemoryView(
+        True,
+        segments(est),
+        est.device_total.low,
+        est.device_total.expected,
+        est.device_total.high,
+        est.capacity_bytes,
+        est.fits,
+        est.peak_phase,
+        applied,
+        saved,
+        tuple(f"{a.fact} = {a.value}" for a in est.assumptions),
+        needs=needs,
+        reason="the GPU must be known to say whether it fits" if needs else "",
+        **_plan(memory),
+    )
 
 
-def saving(kb: KnowledgeBase, facts: FactSet, estimator: Estimator | None, remedy: Remedy) -> int | None:
-    """Bytes ``remedy`` saves on this run (estimate before minus after), or None when unknown."""
-    if not remedy.changes:
-        return None
-    before = memory_view(kb, facts, estimator)
-    after = memory_view(kb, facts, estimator, [remedy])
-    if not (before.available and after.available):
-        return None
-    return before.total - after.total
+def scale_of(view: MemoryView) -> int:
+    """The bytes the full bar stands for: the larger of the high estimate and the capacity."""
+    return max(view.high, view.expected, view.capacity or 0) or 1
 
 
 def bar_cells(view: MemoryView, width: int) -> list[tuple[str, int]]:
-    """How many of ``width`` cells each component takes, scaled to max(total, capacity).
+    """How many of ``width`` cells each segment takes, scaled to :func:`scale_of`.
 
-    A final ``("free", n)`` entry fills the rest when the run fits.
+    Then ``("free", n)`` up to the capacity when the run fits, or
+    ``("uncertain", n)`` for the band above the expected total; the cells add
+    up to at most ``width``.
     """
     if not view.available or width <= 0:
         return []
-    scale = max(view.total, view.capacity or 0) or 1
+    scale = scale_of(view)
     cells: list[tuple[str, int]] = []
     used = 0
-    for band in view.components:
-        n = max(1, round(band.bytes / scale * width)) if band.bytes > 0 else 0
-        n = min(n, width - used)
+    for seg in view.segments:
+        exact = seg.bytes / scale * width
+        n = min(max(1, round(exact)) if exact >= 0.3 else 0, width - used)
         if n:
-            cells.append((band.name, n))
+            cells.append((seg.name, n))
             used += n
-    if view.capacity and view.total < view.capacity and used < width:
-        cells.append(("free", width - used))
+    if view.capacity and view.expected < view.capacity:
+        free = min(round(view.capacity / scale * width), width) - used
+        if free > 0:
+            cells.append(("free", free))
+            used += free
+    high = min(round(view.high / scale * width), width) - used
+    if high > 0 and (not view.capacity or view.high > view.capacity):
+        cells.append(("uncertain", high))
     return cells
+
+
+def capacity_cell(view: MemoryView, width: int) -> int | None:
+    """The cell where the GPU's capacity falls (the marker in an over-full bar); None when unknown."""
+    if not view.available or not view.capacity or width <= 0:
+        return None
+    return min(width - 1, max(0, round(view.capacity / scale_of(view) * width) - 1))
 
 
 def gib(n: int | float) -> str:
     return f"{n / GIB:.1f} GiB"
+
+
+def saving_label(saved: int | None, lang: str) -> str | None:
+    """What a remedy's saving on this run reads as: "saves 11.3 GiB", "costs 0.5 GiB", "saves ~0"."""
+    if saved is None:
+        return None
+    if saved >= 0.05 * GIB:
+        return ("saves " if lang == "en" else "节省 ") + gib(saved)
+    if saved <= -0.05 * GIB:
+        return ("costs " if lang == "en" else "多用 ") + gib(-saved)
+    return "saves ~0" if lang == "en" else "几乎无节省"

@@ -15,6 +15,7 @@ HELP = {
 # triage: keys
 
 The assistant asks one question at a time: the one whose answer best separates the likely causes.
+While you type, the letter keys type: Esc leaves the text box.
 
 | key | what it does |
 |---|---|
@@ -27,6 +28,7 @@ The assistant asks one question at a time: the one whose answer best separates t
 | Tab | move between the replies, the ranking and the memory panel |
 | Enter / d | on the ranking: open the full explanation of a cause or remedy |
 | Space | in the memory panel: try a remedy (what-if) |
+| p | try the plan: the cheapest set of remedies that fits (again: back to your run) |
 | l | switch language (English / 中文) |
 | e | export a markdown report for a GitHub issue (secrets redacted) |
 | ? / F1 | this help |
@@ -36,6 +38,7 @@ The assistant asks one question at a time: the one whose answer best separates t
 # triage：按键说明
 
 助手每次只问一个问题：最能区分可能原因的那个。
+输入文字时字母键用于输入：按 Esc 离开输入框。
 
 | 按键 | 作用 |
 |---|---|
@@ -48,6 +51,7 @@ The assistant asks one question at a time: the one whose answer best separates t
 | Tab | 在快速回答、原因排名和显存面板之间切换 |
 | Enter / d | 在排名中：打开原因或修改建议的完整说明 |
 | 空格 | 在显存面板中：试用某个修改（假设分析） |
+| p | 试用方案：代价最小且放得下的修改组合（再按一次恢复原配置） |
 | l | 切换语言（English / 中文） |
 | e | 导出可贴到 GitHub issue 的 markdown 报告（已隐去密钥） |
 | ? / F1 | 本帮助 |

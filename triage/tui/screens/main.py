@@ -32,13 +32,14 @@ class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "reply('1')", "Answer", key_display="1-9"),
         *[Binding(str(n), f"reply('{n}')", show=False) for n in range(2, 10)],
-        Binding("0", "reply('0')", "Not sure"),
+        Binding("0", "reply('0')", "Unsure"),
         Binding("slash", "focus_input", "Type", key_display="/"),
         Binding("b", "back", "Back"),
-        Binding("c", "change", "Change"),
-        Binding("d", "details", "Details"),
+        Binding("c", "change", "Edit"),
+        Binding("d", "details", "Info"),
         Binding("l", "lang", "Lang"),
-        Binding("e", "export", "Export"),
+        Binding("p", "plan", "Plan"),
+        Binding("e", "export", "Report"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "app.quit", "Quit", show=False),
         Binding("escape", "leave_input", show=False),
@@ -60,6 +61,15 @@ class MainScreen(Screen[None]):
                 yield MemoryPanel(id="memory")
         yield Footer(compact=True)
 
+    #: Actions whose keys type into the input while it has focus: hidden from the footer then.
+    TYPING_HIDES = frozenset({"reply", "focus_input", "back", "change", "details", "lang", "plan", "export", "help"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.TYPING_HIDES and isinstance(self.focused, ChatInput):
+            return False
+        # no plan to try (the run fits, or is not estimated): the key is hidden
+        return action != "plan" or bool(self.triage.plan())
+
     def on_mount(self) -> None:
         self.redraw()
         replies = self.query_one(QuickReplies)
@@ -79,6 +89,7 @@ class MainScreen(Screen[None]):
         self.query_one(Conversation).show(interview)
         self.query_one(QuickReplies).show(interview.replies())
         self.query_one(RankingPane).show(interview.diagnosis, app.savings())
+        self.refresh_bindings()
         self.query_one(ChatInput).placeholder = PLACEHOLDER[lang]
         self.redraw_memory()
 
@@ -190,6 +201,21 @@ class MainScreen(Screen[None]):
     @on(RemedyToggled)
     def _toggled(self, event: RemedyToggled) -> None:
         self.triage.applied = event.remedy_ids
+        self.redraw_memory()
+
+    def action_plan(self) -> None:
+        """Apply the cheapest plan that fits as a what-if (again: back to the run as it is)."""
+        app = self.triage
+        plan = app.plan()
+        if not plan:
+            lang = app.interview.lang
+            self.notify(
+                "no plan to try: the run fits, or its size is not known"
+                if lang == "en"
+                else "没有可试用的方案：已放得下，或无法估算"
+            )
+            return
+        app.applied = () if app.applied == plan else plan
         self.redraw_memory()
 
     def action_export(self) -> None:

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from triage.interview import Interview, describe_taken
+from triage.interview import Interview, summarize_taken
 
 Role = Literal["assistant", "user", "note"]
 
@@ -45,11 +45,11 @@ def messages(interview: Interview) -> list[tuple[Role, str]]:
     if interview.start.text:
         out.append(("user", _shorten(interview.start.text, lang)))
     if interview.start.facts or interview.start.notes:
-        out.append(("note", "\n".join(describe_taken(interview.kb, interview.start, lang))))
+        out.append(("note", summarize_taken(interview.kb, interview.start, lang)))
     for turn in interview.turns:
         if turn.kind == "text":
             out.append(("user", _shorten(turn.said, lang)))
-            out.append(("note", "\n".join(describe_taken(interview.kb, turn.taken, lang))))
+            out.append(("note", summarize_taken(interview.kb, turn.taken, lang)))
         elif turn.fact is not None:
             out.append(("assistant", interview.kb.facts[turn.fact].question.get(lang)))
             out.append(("user", interview.answer_label(turn)))

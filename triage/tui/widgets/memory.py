@@ -1,20 +1,24 @@
-"""The memory panel: a stacked bar of the estimate against the GPU, and what-if remedy toggles."""
+"""The memory panel: a stacked bar of the estimate against the GPU, the plan, and what-if remedy toggles."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from triage.kb.models import Remedy
 from triage.tui.messages import RemedyToggled
-from triage.tui.whatif import MemoryView, bar_cells, gib
+from triage.tui.whatif import OTHER, OVERHEAD, MemoryView, bar_cells, capacity_cell, gib
 
-#: Colours of the components, in order (the free part is always dim).
-COLOURS = ["magenta", "blue", "cyan", "green", "yellow", "red", "bright_magenta", "bright_blue", "bright_cyan"]
+#: Colours of the components, in order; the overhead, the free part and the uncertain band have their own.
+COLOURS = ["magenta", "blue", "cyan", "green", "yellow", "bright_magenta", "bright_blue", "bright_cyan"]
+FIXED = {OVERHEAD: "grey50", OTHER: "white", "free": "dim", "uncertain": "grey39"}
+GLYPH = {"free": "░", "uncertain": "▒"}
+#: The GPU's capacity, drawn into the bar.
+MARK = "┃"
 
 WORDS = {
     "title": {"en": "Memory (what-if)", "zh": "显存（假设分析）"},
@@ -22,67 +26,139 @@ WORDS = {
     "fits": {"en": "fits", "zh": "放得下"},
     "no_fit": {"en": "does not fit", "zh": "放不下"},
     "over": {"en": "over", "zh": "超出"},
-    "capacity_unknown": {"en": "GPU capacity unknown", "zh": "显卡容量未知"},
+    "gpu": {"en": "GPU", "zh": "显卡"},
+    "peak": {"en": "peak", "zh": "峰值阶段"},
+    "capacity_unknown": {"en": "GPU unknown: give", "zh": "显卡未知：请提供"},
+    "with": {"en": "with", "zh": "应用"},
+    "change": {"en": "change", "zh": "项修改"},
+    "changes": {"en": "changes", "zh": "项修改"},
+    "saves": {"en": "saves", "zh": "节省"},
+    "costs": {"en": "costs", "zh": "多用"},
+    "plan": {"en": "plan", "zh": "方案"},
+    "plan_key": {"en": "p: try it", "zh": "p：试用"},
+    "plan_undo": {"en": "p: back to your run", "zh": "p：恢复原配置"},
+    "no_plan": {"en": "no combination of these remedies fits", "zh": "这些修改组合后仍放不下"},
+    "assumed": {"en": "assumed", "zh": "假设"},
     "toggle": {"en": "space: try a remedy", "zh": "空格：试用某个修改"},
 }
 
 
-def render_bar(view: MemoryView, width: int, lang: str) -> Text:
-    """The stacked bar, a legend and the verdict."""
-    out = Text()
-    cells = bar_cells(view, width)
-    colours = {b.name: COLOURS[i % len(COLOURS)] for i, b in enumerate(view.components)}
-    for name, n in cells:
-        out.append("░" * n if name == "free" else "█" * n, style="dim" if name == "free" else colours[name])
-    out.append("\n")
-    for band in view.components:
-        out.append("█ ", style=colours[band.name])
-        out.append(f"{band.name} {gib(band.bytes)}  ")
-    out.append("\n")
-    if view.capacity is None:
-        out.append(f"{gib(view.total)} · {WORDS['capacity_unknown'][lang]}")
-    elif view.fits:
-        out.append(f"✓ {WORDS['fits'][lang]}: {gib(view.total)} / {gib(view.capacity)}", style="bold green")
-    else:
-        over = view.total - view.capacity
-        out.append(
-            f"✗ {WORDS['no_fit'][lang]}: {gib(view.total)} / {gib(view.capacity)} ({gib(over)} {WORDS['over'][lang]})",
-            style="bold red",
-        )
+def _w(key: str, lang: str) -> str:
+    return WORDS[key].get(lang, WORDS[key]["en"])
+
+
+def colours(view: MemoryView) -> dict[str, str]:
+    """The colour of each segment of ``view``."""
+    out = dict(FIXED)
+    plain = [s.name for s in view.segments if s.name not in FIXED]
+    out.update({name: COLOURS[i % len(COLOURS)] for i, name in enumerate(plain)})
     return out
 
 
-class MemoryPanel(Vertical):
+def render_bar(view: MemoryView, width: int, lang: str, titles: dict[str, str] | None = None) -> Text:
+    """The stacked bar with the GPU's capacity marked, a legend, the verdict, the what-if and the plan."""
+    titles = titles or {}
+    colour = colours(view)
+    chars: list[tuple[str, str]] = []
+    for name, n in bar_cells(view, width):
+        chars += [(GLYPH.get(name, "█"), colour[name])] * n
+    at = capacity_cell(view, width)
+    if at is not None:
+        chars += [(" ", "")] * (at + 1 - len(chars))
+        chars[at] = (MARK, "bold white on red" if view.over else "bold")
+    out = Text()
+    for glyph, style in chars:
+        out.append(glyph, style=style)
+    out.append("\n")
+    column = 0
+    for seg in view.segments:
+        if seg.bytes < 0.05 * 1024**3:
+            continue  # too small to read in GiB
+        entry = f"{seg.name} {gib(seg.bytes)}"
+        if column and column + len(entry) + 4 > width:  # entries never break across lines
+            out.append("\n")
+            column = 0
+        elif column:
+            out.append("  ")
+            column += 2
+        out.append("█ ", style=colour[seg.name])
+        out.append(entry)
+        column += len(entry) + 2
+    out.append("\n")
+    band = f"{gib(view.expected)} ({view.low / 1024**3:.1f}-{view.high / 1024**3:.1f})"
+    if view.capacity is None:
+        out.append(f"{band} · {_w('capacity_unknown', lang)} {', '.join(view.needs) or 'gpu_name'}")
+    elif view.fits:
+        out.append(f"✓ {_w('fits', lang)}: {band} / {gib(view.capacity)} {_w('gpu', lang)}", style="bold green")
+    else:
+        out.append(
+            f"✗ {_w('no_fit', lang)}: {band} / {MARK} {gib(view.capacity)} {_w('gpu', lang)}, "
+            f"{gib(view.over)} {_w('over', lang)}",
+            style="bold red",
+        )
+    out.append(f" · {_w('peak', lang)}: {view.peak_phase}", style="dim")
+    if view.applied:
+        verb = _w("saves", lang) if view.saved >= 0 else _w("costs", lang)
+        n = len(view.applied)
+        changes = _w("change" if n == 1 else "changes", lang)
+        out.append(f"\n{_w('with', lang)} {n} {changes}: {verb} {gib(abs(view.saved))}")
+    if view.plan:
+        steps = " + ".join(titles.get(rid, rid) for rid in view.plan)
+        after = gib(view.plan_after) if view.plan_after is not None else "?"
+        mark = "✓" if view.plan_fits else "✗"
+        out.append(f"\n{_w('plan', lang)}: {steps} → {after} {mark} ", style="bold")
+        out.append(f"({_w('plan_undo' if view.applied == view.plan else 'plan_key', lang)})", style="dim")
+    elif view.capacity is not None and not view.fits and not view.applied:
+        out.append(f"\n{_w('no_plan', lang)}", style="dim")
+    return out
+
+
+def render_assumptions(view: MemoryView, lang: str) -> Text:
+    """What the estimator assumed, in one dim line (the full list is in the report)."""
+    if not view.assumptions:
+        return Text()
+    shown = ", ".join(view.assumptions[:4]) + (" …" if len(view.assumptions) > 4 else "")
+    return Text(f"{_w('assumed', lang)}: {shown}", style="dim")
+
+
+class MemoryPanel(VerticalScroll, can_focus=False):
     """Draws a :class:`MemoryView`; the remedy list toggles what-if changes."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="mem-bar")
         yield SelectionList[str](id="whatif")
+        yield Static(id="mem-assumed")
 
     def show(self, view: MemoryView, remedies: list[Remedy], lang: str) -> None:
-        self.border_title = WORDS["title"][lang]
+        self.border_title = _w("title", lang)
         bar = self.query_one("#mem-bar", Static)
-        toggles = self.query_one("#whatif", SelectionList)
+        toggles: SelectionList[str] = self.query_one("#whatif", SelectionList)
+        self.query_one("#mem-assumed", Static).update(render_assumptions(view, lang))
         if not view.available:
-            lines = [f"{WORDS['needs'][lang]}:"] + [f"  · {n}" for n in view.needs]
+            lines = [f"{_w('needs', lang)}:"] + [f"  · {n}" for n in view.needs]
             if view.reason:
                 lines.append(f"({view.reason})")
             bar.update(Text("\n".join(lines)))
-            toggles.display = False
+            toggles.display = bool(view.applied)  # a what-if that cannot be estimated can still be undone
             return
-        width = max(10, (self.content_size.width or 30) - 1)
-        bar.update(render_bar(view, width, lang))
-        wanted = [(r.title.get(lang), r.id, r.id in view.applied) for r in remedies if r.changes]
+        # one column is kept for the vertical scrollbar, which appears when the panel overflows
+        width = max(10, (self.content_size.width or 30) - 2)
+        titles = {r.id: r.title.get(lang) for r in remedies}
+        bar.update(render_bar(view, width, lang, titles))
+        wanted = [(r.title.get(lang), r.id) for r in remedies if r.changes]
         current = [
             (str(toggles.get_option_at_index(i).prompt), toggles.get_option_at_index(i).id)
             for i in range(toggles.option_count)
         ]
-        if current != [(title, rid) for title, rid, _ in wanted]:
-            with toggles.prevent(SelectionList.SelectedChanged):
+        with toggles.prevent(SelectionList.SelectedChanged):
+            if current != wanted:
                 toggles.clear_options()
-                toggles.add_options([Selection(title, rid, on, id=rid) for title, rid, on in wanted])
+                toggles.add_options([Selection(title, rid, rid in view.applied, id=rid) for title, rid in wanted])
+            else:
+                for _, rid in wanted:
+                    (toggles.select if rid in view.applied else toggles.deselect)(rid)
         toggles.display = bool(wanted)
-        toggles.border_subtitle = WORDS["toggle"][lang]
+        toggles.border_subtitle = _w("toggle", lang)
 
     @on(SelectionList.SelectedChanged)
     def _toggled(self, event: SelectionList.SelectedChanged[str]) -> None:

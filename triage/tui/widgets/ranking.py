@@ -7,6 +7,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from triage.engine.diagnose import Diagnosis
+from triage.interview import evidence_label
 from triage.render.strings import t
 
 #: Causes listed (ruled-out ones are listed apart).
@@ -44,7 +45,9 @@ class RankingPane(Tree[str]):
             for item in rc.scored.items:
                 if item.kind == "prior" or item.state == "unknown":
                     continue
-                words = item.label + (f" “{item.excerpt}”" if item.excerpt else "")
+                words = evidence_label(cause, item, lang)
+                if lang == "en" and item.excerpt:
+                    words += f" “{item.excerpt}”"
                 style = "green" if item.weight > 0 else "red"
                 node.add_leaf(Text.assemble((f"{item.weight:+.1f} ", style), words), data=cause.id)
             unknown = sorted(rc.scored.unknown)
@@ -62,7 +65,7 @@ class RankingPane(Tree[str]):
         if ruled_out:
             out = self.root.add(Text(f"{t('ruled_out', lang)} ({len(ruled_out)})", style="dim"), expand=False)
             for rc in ruled_out:
-                why = "; ".join(i.label for i in rc.scored.items if i.veto)
+                why = "; ".join(evidence_label(rc.scored.cause, i, lang) for i in rc.scored.items if i.veto)
                 out.add_leaf(
                     Text(f"✗ {rc.scored.cause.title.get(lang)}: {t('why_not', lang)}: {why}", style="dim"),
                     data=rc.id,

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from triage.ingest import lines
+from triage.ingest.lines import iter_text_lines
+
+_PIECES = st.sampled_from(["a", "中", " ", "\r", "\n", "\r\n", "\t", "\x00", "\x07", "\x1b[32m", "\x1b[0m",
+                           "\x1b]0;t\x07", "\x1b]0;open", "[rank0]: ", "[default1]:x", " 35%|███▌ | 35/100 [",
+                           "Traceback"])
+
+
+def stream(data: bytes, encoding: str = "utf-8") -> list[tuple[int, str]]:
+    return list(lines._iter_stream(io.BytesIO(data), encoding))
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 4096])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(_PIECES, max_size=80))
+def test_chunked_reading_splits_and_cleans_like_one_line_at_a_time(monkeypatch, chunk, parts):
+    # whole chunks are cleaned at once: the result must be what cleaning each segment on its own gives
+    # (the tail of an overlong line keeps MAX_LINE characters including its newline)
+    text = "".join(parts)
+    monkeypatch.setattr(lines, "_CHUNK", chunk)
+    assert stream(text.encode("utf-8")) == list(iter_text_lines(text))
+    assert stream(text.encode("gb18030"), "gb18030") == list(iter_text_lines(text))
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_overlong_lines_across_chunks(monkeypatch, chunk):
+    monkeypatch.setattr(lines, "MAX_LINE", 8)
+    monkeypatch.setattr(lines, "_CHUNK", chunk)
+    data = b"short\n" + b"H" * 8 + b"middle" + b"T" * 8 + b"\nnext\n" + b"x" * 20
+    assert stream(data) == [(1, "short"), (2, "HHHHHHHH"), (2, "TTTTTTT"), (3, "next"),
+                            (4, "xxxxxxxx"), (4, "xxxxxxxx")]
