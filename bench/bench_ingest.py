@@ -24,8 +24,10 @@ def _block(step: int) -> str:
     for i in range(step, step + 40):
         lines.append(f"\r\x1b[32m{i % 100:3d}%\x1b[0m|████▌     | {i}/1000000 [12:34<56:07,  1.23it/s]")
         if i % 4 == 0:
-            lines.append(f"\n{{'loss': {1.0 / (1 + i % 97):.4f}, 'grad_norm': 0.41, 'learning_rate': 1.9e-05, "
-                         f"'epoch': {i / 1e6:.4f}}}\n")
+            lines.append(
+                f"\n{{'loss': {1.0 / (1 + i % 97):.4f}, 'grad_norm': 0.41, 'learning_rate': 1.9e-05, "
+                f"'epoch': {i / 1e6:.4f}}}\n"
+            )
         if i % 10 == 0:
             lines.append(f"\nstep {i}: max_memory_allocated={12.0 + (i % 7) * 0.01:.2f} GiB\n")
     lines.append("\n[WARNING|modeling_utils.py:1234] `use_cache=True` is incompatible with gradient checkpointing.\n")
@@ -33,13 +35,15 @@ def _block(step: int) -> str:
 
 
 def generate(path: Path, size: int) -> int:
-    tail = ("Traceback (most recent call last):\n"
-            '  File "/site-packages/torch/autograd/__init__.py", line 200, in backward\n'
-            "    Variable._execution_engine.run_backward(\n"
-            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
-            "23.64 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in "
-            "use. Of the allocated memory 13.20 GiB is allocated by PyTorch, and 8.90 GiB is reserved by PyTorch but "
-            "unallocated.\n")
+    tail = (
+        "Traceback (most recent call last):\n"
+        '  File "/site-packages/torch/autograd/__init__.py", line 200, in backward\n'
+        "    Variable._execution_engine.run_backward(\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "23.64 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in "
+        "use. Of the allocated memory 13.20 GiB is allocated by PyTorch, and 8.90 GiB is reserved by PyTorch but "
+        "unallocated.\n"
+    )
     written = 0
     step = 0
     with path.open("w", encoding="utf-8") as fh:
@@ -47,7 +51,7 @@ def generate(path: Path, size: int) -> int:
             chunk = "".join(_block(step + k * 40) for k in range(200))
             step += 200 * 40
             if (written // (64 << 20)) != ((written + len(chunk)) // (64 << 20)):
-                chunk += "Traceback (most recent call last):\n  File \"x.py\", line 1, in f\nValueError: transient\n"
+                chunk += 'Traceback (most recent call last):\n  File "x.py", line 1, in f\nValueError: transient\n'
             fh.write(chunk)
             written += len(chunk.encode())
         fh.write(tail)

@@ -10,13 +10,25 @@ def test_dimensions_reproduce_the_published_parameter_count(arch):
     assert arch.total_params() == arch.params
 
 
-@pytest.mark.parametrize(("typed", "expected"), [
-    ("llama2-7b", "llama-2-7b"), ("Llama-2-7b-hf", "llama-2-7b"), ("meta-llama/Meta-Llama-3-8B", "llama-3-8b"),
-    ("LLaMA-7B", "llama-7b"), ("qwen2.5-7b", "qwen2.5-7b"), ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"),
-    ("mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b"), ("meta-llama/Llama-3.2-1B-Instruct", "llama-3.2-1b"),
-    ("google/gemma-2-9b-it", "gemma-2-9b"), ("EleutherAI/pythia-1.4b", "pythia-1.4b"), ("microsoft/phi-2", "phi-2"),
-    ("tiiuae/falcon-7b", "falcon-7b"), ("llama-2-13b-chat", "llama-2-13b"), ("Llama-3.1-8B-Instruct", "llama-3.1-8b"),
-])
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("llama2-7b", "llama-2-7b"),
+        ("Llama-2-7b-hf", "llama-2-7b"),
+        ("meta-llama/Meta-Llama-3-8B", "llama-3-8b"),
+        ("LLaMA-7B", "llama-7b"),
+        ("qwen2.5-7b", "qwen2.5-7b"),
+        ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"),
+        ("mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b"),
+        ("meta-llama/Llama-3.2-1B-Instruct", "llama-3.2-1b"),
+        ("google/gemma-2-9b-it", "gemma-2-9b"),
+        ("EleutherAI/pythia-1.4b", "pythia-1.4b"),
+        ("microsoft/phi-2", "phi-2"),
+        ("tiiuae/falcon-7b", "falcon-7b"),
+        ("llama-2-13b-chat", "llama-2-13b"),
+        ("Llama-3.1-8B-Instruct", "llama-3.1-8b"),
+    ],
+)
 def test_names_users_type_find_the_preset(typed, expected):
     found = find_architecture(typed)
     assert found is not None and found.id == expected

@@ -6,17 +6,39 @@ from triage.cli import main
 
 from .conftest import FIXTURES
 
-SCENARIO_ARGS = ["estimate", "--model", "LLaMA-7B", "--gpu", "3090", "--max-length", "2048",
-                 "--per-device-train-batch-size", "4", "--no-gradient-checkpointing", "--torch-dtype", "bf16",
-                 "--fact", "transformers_version=4.31.0", "--finetune-method", "lora"]
+SCENARIO_ARGS = [
+    "estimate",
+    "--model",
+    "LLaMA-7B",
+    "--gpu",
+    "3090",
+    "--max-length",
+    "2048",
+    "--per-device-train-batch-size",
+    "4",
+    "--no-gradient-checkpointing",
+    "--torch-dtype",
+    "bf16",
+    "--fact",
+    "transformers_version=4.31.0",
+    "--finetune-method",
+    "lora",
+]
 
 
 def test_json_contract_and_exit_code_when_it_does_not_fit(capsys):
     code = main([*SCENARIO_ARGS, "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert {"peak_allocated_gib", "device_total_gib", "components", "peak_phase", "fits", "gpu_capacity_gib",
-            "assumptions"} <= set(data)
+    assert {
+        "peak_allocated_gib",
+        "device_total_gib",
+        "components",
+        "peak_phase",
+        "fits",
+        "gpu_capacity_gib",
+        "assumptions",
+    } <= set(data)
     assert set(data["device_total_gib"]) == {"low", "expected", "high"}
     assert data["fits"] is False and data["peak_phase"] == "backward"
     assert data["gpu_capacity_gib"] == pytest.approx(23.69, abs=0.01)
@@ -25,16 +47,40 @@ def test_json_contract_and_exit_code_when_it_does_not_fit(capsys):
 
 
 def test_text_shows_breakdown_bar_and_verdict(capsys):
-    code = main(["estimate", "--model", "qwen2.5-0.5b", "--gpu", "4090", "--max-length", "512",
-                 "--per-device-train-batch-size", "1", "--torch-dtype", "bf16"])
+    code = main(
+        [
+            "estimate",
+            "--model",
+            "qwen2.5-0.5b",
+            "--gpu",
+            "4090",
+            "--max-length",
+            "512",
+            "--per-device-train-batch-size",
+            "1",
+            "--torch-dtype",
+            "bf16",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "FITS" in out and "weights" in out and "[" in out and "Assumed" in out
 
 
 def test_config_file_and_model_config_json(capsys):
-    code = main(["estimate", "--model", str(FIXTURES / "llama-2-7b-config.json"), "--config",
-                 str(FIXTURES / "train_args.json"), "--gpu", "a100-80gb", "--format", "json"])
+    code = main(
+        [
+            "estimate",
+            "--model",
+            str(FIXTURES / "llama-2-7b-config.json"),
+            "--config",
+            str(FIXTURES / "train_args.json"),
+            "--gpu",
+            "a100-80gb",
+            "--format",
+            "json",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     assert data["components"]["weights"] == pytest.approx(12.55, abs=0.01)
@@ -52,9 +98,25 @@ def test_bad_input_exit_codes(capsys):
 
 
 def test_fit_command(capsys):
-    code = main(["fit", "--solve", "max_length", "--model", "llama-3-8b", "--gpu", "4090", "--load-in-4bit",
-                 "--gradient-checkpointing", "--torch-dtype", "bf16", "--per-device-train-batch-size", "1",
-                 "--format", "json"])
+    code = main(
+        [
+            "fit",
+            "--solve",
+            "max_length",
+            "--model",
+            "llama-3-8b",
+            "--gpu",
+            "4090",
+            "--load-in-4bit",
+            "--gradient-checkpointing",
+            "--torch-dtype",
+            "bf16",
+            "--per-device-train-batch-size",
+            "1",
+            "--format",
+            "json",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["variable"] == "max_length" and data["value"] > 2048
     assert main(["fit", "--model", "llama-2-70b", "--gpu", "t4", "--solve", "batch_size"]) == 1

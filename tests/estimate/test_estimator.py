@@ -11,8 +11,16 @@ from triage.estimate.estimator import GiB
 from .conftest import FIXTURES
 
 GB = 1e9
-BASE = {"model_name": "llama-7b", "torch_dtype": "bf16", "finetune_method": "lora", "lora_r": 8,
-        "lora_target_modules": "q_proj,v_proj", "batch_size": 1, "max_length": 2048, "optimizer": "adamw_torch_fused"}
+BASE = {
+    "model_name": "llama-7b",
+    "torch_dtype": "bf16",
+    "finetune_method": "lora",
+    "lora_r": 8,
+    "lora_target_modules": "q_proj,v_proj",
+    "batch_size": 1,
+    "max_length": 2048,
+    "optimizer": "adamw_torch_fused",
+}
 
 
 def test_seed_claims_llama_7b_weights_and_lora():
@@ -71,8 +79,16 @@ def test_paged_optimizer_state_is_outside_the_allocated_peak():
 
 
 def test_mixed_precision_full_finetune_is_about_18_bytes_per_param():
-    e = estimate(dict(BASE, finetune_method="full", torch_dtype="fp32", mixed_precision="bf16", max_length=128,
-                      gradient_checkpointing=True))
+    e = estimate(
+        dict(
+            BASE,
+            finetune_method="full",
+            torch_dtype="fp32",
+            mixed_precision="bf16",
+            max_length=128,
+            gradient_checkpointing=True,
+        )
+    )
     n = e.run.arch.total_params()
     assert 16 * n <= e.peak_bytes <= 19 * n
 
@@ -103,8 +119,7 @@ def test_eval_accumulates_logits_and_eval_accumulation_steps_caps_it():
 
 
 def test_generation_kv_cache():
-    gen = estimate(dict(BASE, phase="generation", eval_batch_size=1, num_beams=1, max_length=2048,
-                        max_new_tokens=2048))
+    gen = estimate(dict(BASE, phase="generation", eval_batch_size=1, num_beams=1, max_length=2048, max_new_tokens=2048))
     assert gen.sizes["kv_cache"].bytes == 2 * 32 * 1 * 4096 * 4096 * 2  # 2.1 GB for 4096 tokens
 
 
@@ -127,18 +142,21 @@ def test_bad_input_is_a_clear_error():
         estimate(dict(BASE, lora_target_modules="query_key_value"))
 
 
-configs = st.fixed_dictionaries({
-    "model_name": st.sampled_from(["llama-2-7b", "llama-3-8b", "qwen2.5-0.5b", "pythia-1b", "phi-2", "gemma-2-2b",
-                                   "falcon-7b", "phi-3-mini"]),
-    "finetune_method": st.sampled_from(["lora", "qlora", "full", "freeze"]),
-    "attn_implementation": st.sampled_from(["eager", "sdpa", "flash_attention_2"]),
-    "gradient_checkpointing": st.booleans(),
-    "batch_size": st.integers(1, 8),
-    "max_length": st.integers(16, 4096),
-    "optimizer": st.sampled_from(["adamw_torch", "adamw_torch_fused", "adamw_bnb_8bit", "adafactor", "sgd"]),
-    "torch_dtype": st.sampled_from(["bf16", "fp16", "fp32"]),
-    "fused_loss": st.booleans(),
-})
+configs = st.fixed_dictionaries(
+    {
+        "model_name": st.sampled_from(
+            ["llama-2-7b", "llama-3-8b", "qwen2.5-0.5b", "pythia-1b", "phi-2", "gemma-2-2b", "falcon-7b", "phi-3-mini"]
+        ),
+        "finetune_method": st.sampled_from(["lora", "qlora", "full", "freeze"]),
+        "attn_implementation": st.sampled_from(["eager", "sdpa", "flash_attention_2"]),
+        "gradient_checkpointing": st.booleans(),
+        "batch_size": st.integers(1, 8),
+        "max_length": st.integers(16, 4096),
+        "optimizer": st.sampled_from(["adamw_torch", "adamw_torch_fused", "adamw_bnb_8bit", "adafactor", "sgd"]),
+        "torch_dtype": st.sampled_from(["bf16", "fp16", "fp32"]),
+        "fused_loss": st.booleans(),
+    }
+)
 
 
 @settings(max_examples=150, deadline=None)

@@ -3,8 +3,14 @@ from triage.estimate.estimator import GiB
 
 
 def test_logits_allocation_is_recognised():
-    facts = {"model_name": "llama-3-8b", "batch_size": 2, "max_length": 4096, "torch_dtype": "bf16",
-             "gradient_checkpointing": True, "oom_requested_bytes": int(3.91 * GiB)}
+    facts = {
+        "model_name": "llama-3-8b",
+        "batch_size": 2,
+        "max_length": 4096,
+        "torch_dtype": "bf16",
+        "gradient_checkpointing": True,
+        "oom_requested_bytes": int(3.91 * GiB),
+    }
     fp = fingerprint(facts)
     assert fp is not None and fp.best is not None
     assert fp.best.name.startswith("logits_fp32") and fp.confidence == "high"
@@ -16,8 +22,14 @@ def test_eager_scores_allocation_is_recognised(scenario):
 
 
 def test_mlp_activation_is_recognised():
-    facts = {"model_name": "llama-2-7b", "batch_size": 4, "max_length": 2048, "torch_dtype": "bf16",
-             "attn_implementation": "sdpa", "oom_requested_bytes": 4 * 2048 * 11008 * 2}
+    facts = {
+        "model_name": "llama-2-7b",
+        "batch_size": 4,
+        "max_length": 2048,
+        "torch_dtype": "bf16",
+        "attn_implementation": "sdpa",
+        "oom_requested_bytes": 4 * 2048 * 11008 * 2,
+    }
     fp = fingerprint(facts)
     assert fp is not None and fp.best is not None and fp.best.name == "mlp_activation"
 

@@ -6,10 +6,18 @@ from triage.kb.models import Remedy
 
 
 def remedy(rid, changes, speed="none", quality="none", conflicts=()):
-    return Remedy.model_validate({
-        "kind": "remedy", "id": rid, "title": {"en": rid, "zh": rid}, "summary": {"en": rid, "zh": rid},
-        "steps": {"hf_trainer": "..."}, "changes": changes, "cost": {"speed": speed, "quality": quality},
-        "conflicts": list(conflicts)})
+    return Remedy.model_validate(
+        {
+            "kind": "remedy",
+            "id": rid,
+            "title": {"en": rid, "zh": rid},
+            "summary": {"en": rid, "zh": rid},
+            "steps": {"hf_trainer": "..."},
+            "changes": changes,
+            "cost": {"speed": speed, "quality": quality},
+            "conflicts": list(conflicts),
+        }
+    )
 
 
 REMEDIES = [
@@ -37,8 +45,15 @@ def test_the_scenario_gets_a_plan_that_fits(scenario):
 
 def test_conflicting_remedies_are_never_combined(scenario):
     only_quant = [r for r in REMEDIES if r.id.startswith("load-in")]
-    big = dict(scenario, model_name="llama-2-70b", gpu_name="a100-80gb", batch_size=1, max_length=256,
-               gradient_checkpointing=True, attn_implementation="sdpa")
+    big = dict(
+        scenario,
+        model_name="llama-2-70b",
+        gpu_name="a100-80gb",
+        batch_size=1,
+        max_length=256,
+        gradient_checkpointing=True,
+        attn_implementation="sdpa",
+    )
     p = plan(big, only_quant)
     ids = [s.remedy_id for s in p.steps]
     assert not {"load-in-4bit", "load-in-8bit"} <= set(ids)
@@ -54,8 +69,7 @@ def test_same_fact_different_values_conflict(scenario):
 
 
 def test_plan_that_cannot_fit_says_so():
-    huge = {"model_name": "llama-3.1-405b", "gpu_name": "t4", "torch_dtype": "bf16", "batch_size": 1,
-            "max_length": 128}
+    huge = {"model_name": "llama-3.1-405b", "gpu_name": "t4", "torch_dtype": "bf16", "batch_size": 1, "max_length": 128}
     p = plan(huge, REMEDIES)
     assert not p.fits and p.after.device_total.expected > p.target_bytes
 

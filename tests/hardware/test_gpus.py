@@ -19,13 +19,23 @@ GiB = 1024**3
 MiB = 1024**2
 
 
-@pytest.mark.parametrize(("typed", "gpu_id", "bf16", "fa2"), [
-    ("NVIDIA GeForce RTX 3090", "rtx-3090", True, True), ("T4", "t4", False, False),
-    ("Tesla V100-SXM2-32GB", "v100-32gb", False, False), ("A100-SXM4-80GB", "a100-80gb", True, True),
-    ("A10G", "a10g", True, True), ("2080 Ti", "rtx-2080-ti", False, False), ("RTX 3060", "rtx-3060-12gb", True, True),
-    ("4090", "rtx-4090", True, True), ("L4", "l4", True, True), ("H100 80GB HBM3", "h100-80gb", True, True),
-    ("H200", "h200", True, True), ("a100 40g", "a100-40gb", True, True),
-])
+@pytest.mark.parametrize(
+    ("typed", "gpu_id", "bf16", "fa2"),
+    [
+        ("NVIDIA GeForce RTX 3090", "rtx-3090", True, True),
+        ("T4", "t4", False, False),
+        ("Tesla V100-SXM2-32GB", "v100-32gb", False, False),
+        ("A100-SXM4-80GB", "a100-80gb", True, True),
+        ("A10G", "a10g", True, True),
+        ("2080 Ti", "rtx-2080-ti", False, False),
+        ("RTX 3060", "rtx-3060-12gb", True, True),
+        ("4090", "rtx-4090", True, True),
+        ("L4", "l4", True, True),
+        ("H100 80GB HBM3", "h100-80gb", True, True),
+        ("H200", "h200", True, True),
+        ("a100 40g", "a100-40gb", True, True),
+    ],
+)
 def test_gpu_presets(typed, gpu_id, bf16, fa2):
     gpu = find_gpu(typed)
     assert gpu is not None and gpu.id == gpu_id
@@ -39,16 +49,27 @@ def test_every_gpu_has_sane_memory():
         assert 0.9 * gpu.nominal_gb * 1024 < gpu.memory_mib <= 1.03 * gpu.nominal_gb * 1024, gpu.id
 
 
-@pytest.mark.parametrize(("printed", "gpu_id"), [
-    # what nvidia-smi / torch.cuda.get_device_name print
-    ("NVIDIA GeForce RTX 4090 D", "rtx-4090-d"), ("NVIDIA H100 NVL", "h100-nvl"),
-    ("NVIDIA A100-PCIE-40GB", "a100-40gb"),
-    ("NVIDIA GeForce RTX 3090 Ti", "rtx-3090-ti"), ("NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"),
-    ("NVIDIA RTX A6000", "rtx-a6000"), ("NVIDIA GeForce RTX 4060 Ti", "rtx-4060-ti-16gb"),
-    ("NVIDIA A800-SXM4-80GB", "a800-80gb"), ("NVIDIA H800", "h800"), ("NVIDIA L40", "l40"), ("NVIDIA L40S", "l40s"),
-    ("Tesla V100-PCIE-16GB", "v100-16gb"), ("NVIDIA GeForce RTX 3080 Ti", "rtx-3080-ti"),
-    ("NVIDIA GeForce GTX 1080 Ti", "gtx-1080-ti"), ("AMD Instinct MI300X", "mi300x"),
-])
+@pytest.mark.parametrize(
+    ("printed", "gpu_id"),
+    [
+        # what nvidia-smi / torch.cuda.get_device_name print
+        ("NVIDIA GeForce RTX 4090 D", "rtx-4090-d"),
+        ("NVIDIA H100 NVL", "h100-nvl"),
+        ("NVIDIA A100-PCIE-40GB", "a100-40gb"),
+        ("NVIDIA GeForce RTX 3090 Ti", "rtx-3090-ti"),
+        ("NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"),
+        ("NVIDIA RTX A6000", "rtx-a6000"),
+        ("NVIDIA GeForce RTX 4060 Ti", "rtx-4060-ti-16gb"),
+        ("NVIDIA A800-SXM4-80GB", "a800-80gb"),
+        ("NVIDIA H800", "h800"),
+        ("NVIDIA L40", "l40"),
+        ("NVIDIA L40S", "l40s"),
+        ("Tesla V100-PCIE-16GB", "v100-16gb"),
+        ("NVIDIA GeForce RTX 3080 Ti", "rtx-3080-ti"),
+        ("NVIDIA GeForce GTX 1080 Ti", "gtx-1080-ti"),
+        ("AMD Instinct MI300X", "mi300x"),
+    ],
+)
 def test_names_nvidia_smi_prints(printed, gpu_id):
     gpu = find_gpu(printed)
     assert gpu is not None and gpu.id == gpu_id
@@ -92,9 +113,18 @@ def test_each_model_with_several_sizes_has_one_default():
 
 
 def test_suffixes_are_other_models():
-    for text, model in (("3090 Ti", "RTX 3090 Ti"), ("4090D", "RTX 4090 D"), ("4080 SUPER", "RTX 4080 SUPER"),
-                        ("4070 Ti SUPER", "RTX 4070 Ti SUPER"), ("4070 Ti", "RTX 4070 Ti"), ("3060 Ti", "RTX 3060 Ti"),
-                        ("H100 NVL", "H100 NVL"), ("A10G", "A10G"), ("L40S", "L40S"), ("用的4090显卡", "RTX 4090")):
+    for text, model in (
+        ("3090 Ti", "RTX 3090 Ti"),
+        ("4090D", "RTX 4090 D"),
+        ("4080 SUPER", "RTX 4080 SUPER"),
+        ("4070 Ti SUPER", "RTX 4070 Ti SUPER"),
+        ("4070 Ti", "RTX 4070 Ti"),
+        ("3060 Ti", "RTX 3060 Ti"),
+        ("H100 NVL", "H100 NVL"),
+        ("A10G", "A10G"),
+        ("L40S", "L40S"),
+        ("用的4090显卡", "RTX 4090"),
+    ):
         found = mentions(text)
         assert [m.model for m in found] == [model], text
 
@@ -138,4 +168,4 @@ def test_arbitrary_text_never_raises_and_is_deterministic(text):
     assert mentions(text) == mentions(text)
     assert find_gpu(text) == find_gpu(text)
     for m in mentions(text):
-        assert re.search(m.variants[0].match, text[m.start:m.end], re.IGNORECASE | re.ASCII)
+        assert re.search(m.variants[0].match, text[m.start : m.end], re.IGNORECASE | re.ASCII)

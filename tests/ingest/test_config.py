@@ -92,10 +92,28 @@ def test_yaml_is_loaded_safely():
 
 
 scalars = st.none() | st.booleans() | st.integers(-5, 100_000) | st.text(max_size=12) | st.floats(allow_nan=False)
-configs = st.dictionaries(st.sampled_from(["per_device_train_batch_size", "bf16", "deepspeed", "lora_r", "stage",
-                                           "zero_optimization", "quantization_config", "target_modules", "x", "r",
-                                           "peft_type", "finetuning_type", "cutoff_len", "fsdp", "adapter"]),
-                          scalars | st.lists(scalars, max_size=3) | st.dictionaries(st.text(max_size=8), scalars))
+configs = st.dictionaries(
+    st.sampled_from(
+        [
+            "per_device_train_batch_size",
+            "bf16",
+            "deepspeed",
+            "lora_r",
+            "stage",
+            "zero_optimization",
+            "quantization_config",
+            "target_modules",
+            "x",
+            "r",
+            "peft_type",
+            "finetuning_type",
+            "cutoff_len",
+            "fsdp",
+            "adapter",
+        ]
+    ),
+    scalars | st.lists(scalars, max_size=3) | st.dictionaries(st.text(max_size=8), scalars),
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -42,8 +42,13 @@ def test_conflict_config_beats_symptom(specs, fixture_path):
 
 def test_env_beats_log_and_cli_beats_all(specs, fixture_path):
     cli = Fact("batch_size", 1, Source("cli", excerpt="batch_size=1"))
-    g = gather(specs, symptoms=["torch 2.0.1"], envs=[fixture_path("env/pip_freeze.txt")],
-               configs=[fixture_path("config/sft_config.yaml")], cli_facts=[cli])
+    g = gather(
+        specs,
+        symptoms=["torch 2.0.1"],
+        envs=[fixture_path("env/pip_freeze.txt")],
+        configs=[fixture_path("config/sft_config.yaml")],
+        cli_facts=[cli],
+    )
     facts = by_name(g)
     assert facts["torch_version"].value == "2.3.0" and facts["torch_version"].source.kind == "env"
     assert facts["batch_size"].source.kind == "cli"
@@ -73,8 +78,15 @@ def test_unknown_keys_are_listed(specs, fixture_path):
 
 
 def test_input_sniffing(specs, fixture_path):
-    g = gather(specs, inputs=[fixture_path("oom/eval_phase.log"), fixture_path("env/collect_env.txt"),
-                              fixture_path("config/axolotl.yaml"), fixture_path("env/pip_freeze.txt")])
+    g = gather(
+        specs,
+        inputs=[
+            fixture_path("oom/eval_phase.log"),
+            fixture_path("env/collect_env.txt"),
+            fixture_path("config/axolotl.yaml"),
+            fixture_path("env/pip_freeze.txt"),
+        ],
+    )
     kinds = dict(g.read_as)
     assert kinds[fixture_path("oom/eval_phase.log")] == "log"
     assert kinds[fixture_path("env/collect_env.txt")] == "env"
@@ -103,7 +115,11 @@ def test_text_is_capped(specs, tmp_path):
     big = tmp_path / "big.log"
     with big.open("w") as fh:
         for _ in range(20):
-            fh.write("Traceback (most recent call last):\n" + "  File \"x.py\", line 1, in f\n" * 300 +
-                     "torch.OutOfMemoryError: CUDA out of memory.\n" + "noise\n" * 50)
+            fh.write(
+                "Traceback (most recent call last):\n"
+                + '  File "x.py", line 1, in f\n' * 300
+                + "torch.OutOfMemoryError: CUDA out of memory.\n"
+                + "noise\n" * 50
+            )
     g = gather(specs, symptoms=["x" * 70_000], logs=[str(big)])
     assert len(g.text) <= 64 * 1024

@@ -9,9 +9,27 @@ from hypothesis import strategies as st
 from triage.ingest import lines
 from triage.ingest.lines import iter_text_lines
 
-_PIECES = st.sampled_from(["a", "中", " ", "\r", "\n", "\r\n", "\t", "\x00", "\x07", "\x1b[32m", "\x1b[0m",
-                           "\x1b]0;t\x07", "\x1b]0;open", "[rank0]: ", "[default1]:x", " 35%|███▌ | 35/100 [",
-                           "Traceback"])
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "中",
+        " ",
+        "\r",
+        "\n",
+        "\r\n",
+        "\t",
+        "\x00",
+        "\x07",
+        "\x1b[32m",
+        "\x1b[0m",
+        "\x1b]0;t\x07",
+        "\x1b]0;open",
+        "[rank0]: ",
+        "[default1]:x",
+        " 35%|███▌ | 35/100 [",
+        "Traceback",
+    ]
+)
 
 
 def stream(data: bytes, encoding: str = "utf-8") -> list[tuple[int, str]]:
@@ -35,5 +53,11 @@ def test_overlong_lines_across_chunks(monkeypatch, chunk):
     monkeypatch.setattr(lines, "MAX_LINE", 8)
     monkeypatch.setattr(lines, "_CHUNK", chunk)
     data = b"short\n" + b"H" * 8 + b"middle" + b"T" * 8 + b"\nnext\n" + b"x" * 20
-    assert stream(data) == [(1, "short"), (2, "HHHHHHHH"), (2, "TTTTTTT"), (3, "next"),
-                            (4, "xxxxxxxx"), (4, "xxxxxxxx")]
+    assert stream(data) == [
+        (1, "short"),
+        (2, "HHHHHHHH"),
+        (2, "TTTTTTT"),
+        (3, "next"),
+        (4, "xxxxxxxx"),
+        (4, "xxxxxxxx"),
+    ]

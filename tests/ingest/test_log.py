@@ -83,8 +83,10 @@ def test_binary_junk_and_missing_file(tmp_path):
 
 
 def test_utf16_and_gbk_logs(tmp_path):
-    text = "显存不足\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; " \
-           "6.00 GiB already allocated; 14.88 MiB free; 6.50 GiB reserved in total by PyTorch)\n"
+    text = (
+        "显存不足\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; "
+        "6.00 GiB already allocated; 14.88 MiB free; 6.50 GiB reserved in total by PyTorch)\n"
+    )
     for encoding in ("utf-16", "gb18030"):
         path = tmp_path / f"log.{encoding}"
         path.write_bytes(text.encode(encoding))
@@ -113,9 +115,24 @@ def test_arbitrary_bytes_never_raise(tmp_path_factory, data):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from([*"abc 0123456789/%|[]\r\n\tGiBM:.", "Traceback (most recent call last)",
-                                  "out of memory", " step ", "Killed", "显存", "GiB", "memory_allocated=",
-                                  '  File "x.py", line 1, in backward', "\x1b[31m"])).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *"abc 0123456789/%|[]\r\n\tGiBM:.",
+                "Traceback (most recent call last)",
+                "out of memory",
+                " step ",
+                "Killed",
+                "显存",
+                "GiB",
+                "memory_allocated=",
+                '  File "x.py", line 1, in backward',
+                "\x1b[31m",
+            ]
+        )
+    ).map("".join)
+)
 def test_log_shaped_text_never_raises(text):
     a = read_log_lines(iter_text_lines(text))
     assert a.found == read_log_lines(iter_text_lines(text)).found

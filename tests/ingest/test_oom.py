@@ -116,9 +116,11 @@ def test_any_text_never_raises_and_is_deterministic(text):
 @settings(max_examples=100, deadline=None)
 @given(st.floats(0.01, 900), st.floats(1, 90), st.floats(0, 90), st.floats(0, 90), st.floats(0, 90))
 def test_generated_21_messages_round_trip(req, cap, free, alloc, unalloc):
-    text = (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req:.2f} MiB. GPU 0 has a total "
-            f"capacity of {cap:.2f} GiB of which {free:.2f} GiB is free. Of the allocated memory {alloc:.2f} GiB "
-            f"is allocated by PyTorch, and {unalloc:.2f} GiB is reserved by PyTorch but unallocated.")
+    text = (
+        f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req:.2f} MiB. GPU 0 has a total "
+        f"capacity of {cap:.2f} GiB of which {free:.2f} GiB is free. Of the allocated memory {alloc:.2f} GiB "
+        f"is allocated by PyTorch, and {unalloc:.2f} GiB is reserved by PyTorch but unallocated."
+    )
     report = parse_message(text)
     assert report is not None
     assert report.requested == int(float(f"{req:.2f}") * MiB)

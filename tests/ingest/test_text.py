@@ -73,8 +73,10 @@ def test_numbers_without_context_are_not_facts():
 
 
 def test_oom_hint_is_not_a_setting():
-    text = ("If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF="
-            "expandable_segments:True to avoid fragmentation.")
+    text = (
+        "If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF="
+        "expandable_segments:True to avoid fragmentation."
+    )
     assert "expandable_segments" not in facts(text)
 
 

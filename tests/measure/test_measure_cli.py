@@ -34,8 +34,21 @@ def test_measure_a_config_json_and_compare_with_the_estimate(tiny_config, capsys
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("peft")
-    code = main(["measure", "--model", str(tiny_config), "--max-length", "128", "--per-device-train-batch-size",
-                 "2", "--lora-r", "16", "--format", "json"])
+    code = main(
+        [
+            "measure",
+            "--model",
+            str(tiny_config),
+            "--max-length",
+            "128",
+            "--per-device-train-batch-size",
+            "2",
+            "--lora-r",
+            "16",
+            "--format",
+            "json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert out["peak_allocated_bytes"] == 21930496  # the tiny-Llama LoRA step, as in the step tests
@@ -47,8 +60,18 @@ def test_measure_text_output_shows_breakdown_and_error(capsys) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("peft")
-    code = main(["measure", "--model", "llama-3.2-1b", "--max-length", "256", "--per-device-train-batch-size", "1",
-                 "--gradient-checkpointing"])
+    code = main(
+        [
+            "measure",
+            "--model",
+            "llama-3.2-1b",
+            "--max-length",
+            "256",
+            "--per-device-train-batch-size",
+            "1",
+            "--gradient-checkpointing",
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0
     assert "measured peak" in text and "GiB" in text

@@ -18,9 +18,17 @@ from triage.measure import (
 from triage.measure.spec import spec_from_run
 
 
-@pytest.mark.parametrize(("preset", "model_type"), [("llama-2-7b", "llama"), ("mistral-7b", "mistral"),
-                                                     ("qwen2.5-7b", "qwen2"), ("gemma-2b", "gemma"),
-                                                     ("phi-2", "phi"), ("phi-3-mini", "phi3")])
+@pytest.mark.parametrize(
+    ("preset", "model_type"),
+    [
+        ("llama-2-7b", "llama"),
+        ("mistral-7b", "mistral"),
+        ("qwen2.5-7b", "qwen2"),
+        ("gemma-2b", "gemma"),
+        ("phi-2", "phi"),
+        ("phi-3-mini", "phi3"),
+    ],
+)
 def test_presets_map_to_transformers_model_types(preset: str, model_type: str) -> None:
     arch = find_architecture(preset)
     assert arch is not None
@@ -53,8 +61,15 @@ def test_bad_values_are_one_line_errors() -> None:
 
 
 def test_estimator_sees_the_same_run() -> None:
-    spec = spec_for_preset("llama-3-8b", method="qlora", lora_targets=all_linear_targets({"model_type": "llama"}),
-                           prepare_kbit=True, seq=2048, batch=2, gc=True)
+    spec = spec_for_preset(
+        "llama-3-8b",
+        method="qlora",
+        lora_targets=all_linear_targets({"model_type": "llama"}),
+        prepare_kbit=True,
+        seq=2048,
+        batch=2,
+        gc=True,
+    )
     run = run_from_facts(estimator_facts(spec, "llama-3-8b", "5.24.0"))
     assert (run.method, run.quantization, run.double_quant, run.prepare_kbit) == ("qlora", "4bit", True, True)
     assert (run.seq, run.batch, run.gc, run.attn, run.lora_r) == (2048, 2, True, "sdpa", 16)
@@ -66,8 +81,16 @@ def test_spec_from_run_round_trips_and_refuses_what_it_cannot_run() -> None:
     arch = find_architecture("llama-2-7b")
     assert arch is not None
     cfg = hf_config_from_architecture(arch)
-    run = run_from_facts({"model_name": "llama-2-7b", "max_length": 1024, "batch_size": 2, "lora_r": 8,
-                          "optimizer": "adamw_torch", "torch_dtype": "bf16"})
+    run = run_from_facts(
+        {
+            "model_name": "llama-2-7b",
+            "max_length": 1024,
+            "batch_size": 2,
+            "lora_r": 8,
+            "optimizer": "adamw_torch",
+            "torch_dtype": "bf16",
+        }
+    )
     spec, _notes = spec_from_run(run, cfg, arch.name)
     assert isinstance(spec, MeasureSpec)
     assert (spec.seq, spec.batch, spec.lora_r, spec.optim_impl) == (1024, 2, 8, "foreach")

@@ -67,19 +67,28 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags describing a run, shared by ``estimate`` and ``fit``."""
     src = parser.add_argument_group("the run")
     src.add_argument("--model", metavar="NAME|config.json", help="a preset name or HF id, or a config.json / dir")
-    src.add_argument("--config", action="append", default=[], metavar="FILE",
-                     help="a training config (TrainingArguments JSON/YAML, axolotl, LLaMA-Factory, DeepSpeed...)")
+    src.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a training config (TrainingArguments JSON/YAML, axolotl, LLaMA-Factory, DeepSpeed...)",
+    )
     src.add_argument("--gpu", metavar="NAME", help="e.g. 3090, A100-80GB, T4 (--list-gpus)")
     src.add_argument("--gpu-memory", metavar="SIZE", help="GPU memory, e.g. 24GiB (overrides the preset)")
     for flag, _fact, metavar, help_text in VALUE_FLAGS:
         src.add_argument(flag, dest=_dest(flag), metavar=metavar, help=help_text)
     for flag, _fact, help_text in BOOL_FLAGS:
-        src.add_argument(flag, dest=_dest(flag), action=argparse.BooleanOptionalAction, default=None,
-                         help=help_text)
+        src.add_argument(flag, dest=_dest(flag), action=argparse.BooleanOptionalAction, default=None, help=help_text)
     src.add_argument("--bf16", dest="run_bf16", action="store_true", default=None, help="mixed precision bf16")
     src.add_argument("--fp16", dest="run_fp16", action="store_true", default=None, help="mixed precision fp16")
-    src.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
-                     help="state any fact, e.g. --fact transformers_version=4.31.0 (repeatable)")
+    src.add_argument(
+        "--fact",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="state any fact, e.g. --fact transformers_version=4.31.0 (repeatable)",
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -93,8 +102,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _knowledge_facts() -> set[str]:
     env = os.environ.get("TRIAGE_KNOWLEDGE")
     here = Path(__file__).resolve().parent.parent
-    root = Path(env) if env else (here.parent / "knowledge" if (here.parent / "knowledge" / "facts").is_dir()
-                                  else here / "_knowledge")
+    root = (
+        Path(env)
+        if env
+        else (here.parent / "knowledge" if (here.parent / "knowledge" / "facts").is_dir() else here / "_knowledge")
+    )
     return {p.name.removesuffix(".yaml") for p in (root / "facts").glob("*.yaml")}
 
 
@@ -209,9 +221,11 @@ def describe_run(est: Any) -> str:
     method = r.method if not r.lora else f"{r.method} r={r.lora_r} ({','.join(r.lora_targets)})"
     quant = f" · {r.quantization}" if r.quantization != "none" else ""
     gpu = f" on {r.gpu.name}" if r.gpu else ""
-    return (f"{r.arch.name} · {method}{quant} · {r.weight_dtype} · b={r.batch} x s={r.seq}"
-            f"{' x accum ' + str(r.grad_accum) if r.grad_accum > 1 else ''} · GC {'on' if r.gc else 'off'} · "
-            f"{r.attn} · {r.optimizer}{gpu}")
+    return (
+        f"{r.arch.name} · {method}{quant} · {r.weight_dtype} · b={r.batch} x s={r.seq}"
+        f"{' x accum ' + str(r.grad_accum) if r.grad_accum > 1 else ''} · GC {'on' if r.gc else 'off'} · "
+        f"{r.attn} · {r.optimizer}{gpu}"
+    )
 
 
 def render_text(est: Any) -> str:
@@ -222,24 +236,32 @@ def render_text(est: Any) -> str:
     width = max((len(k) for k, _ in comps), default=10)
     for name, n in comps:
         share = n / peak if peak else 0
-        lines.append(f"  {name:<{width}}  {n / GiB:8.2f} GiB  {'#' * max(1, round(20 * share)):<20}  "
-                     f"{est.sizes[name].formula if name in est.sizes else ''}")
+        lines.append(
+            f"  {name:<{width}}  {n / GiB:8.2f} GiB  {'#' * max(1, round(20 * share)):<20}  "
+            f"{est.sizes[name].formula if name in est.sizes else ''}"
+        )
     paged = est.sizes.get("optimizer_state_paged")
     if paged is not None and paged.bytes:
         lines.append(f"  (paged optimizer state {paged.bytes / GiB:.2f} GiB lives in unified memory, outside the peak)")
     band = est.device_total
     lines.append("")
-    lines.append(f"On the device: {band.low / GiB:.2f} / {band.expected / GiB:.2f} / {band.high / GiB:.2f} GiB "
-                 "(low / expected / high) = allocated peak plus:")
+    lines.append(
+        f"On the device: {band.low / GiB:.2f} / {band.expected / GiB:.2f} / {band.high / GiB:.2f} GiB "
+        "(low / expected / high) = allocated peak plus:"
+    )
     for item in band.items:
-        lines.append(f"  + {item.name:<16} {item.expected / GiB:6.2f} GiB ({item.low / GiB:.2f}-{item.high / GiB:.2f})"
-                     f"  {item.why}")
+        lines.append(
+            f"  + {item.name:<16} {item.expected / GiB:6.2f} GiB ({item.low / GiB:.2f}-{item.high / GiB:.2f})"
+            f"  {item.why}"
+        )
     if est.capacity_bytes:
         cap = est.capacity_bytes
         verdict = "FITS" if est.fits else "DOES NOT FIT"
         lines.append("")
-        lines.append(f"{_bar(band.expected, cap)} {band.expected / GiB:.2f} of {cap / GiB:.2f} GiB: {verdict}"
-                     + ("" if est.fits else f" (short by {(band.expected - cap) / GiB:.2f} GiB)"))
+        lines.append(
+            f"{_bar(band.expected, cap)} {band.expected / GiB:.2f} of {cap / GiB:.2f} GiB: {verdict}"
+            + ("" if est.fits else f" (short by {(band.expected - cap) / GiB:.2f} GiB)")
+        )
         if est.fits and band.high > cap:
             lines.append("  (the high end of the band does not fit: little room for fragmentation)")
     else:
@@ -268,8 +290,10 @@ def run(args: argparse.Namespace) -> int:
         from triage.estimate import gpu_presets
 
         for g in gpu_presets():
-            sys.stdout.write(f"{g.id:<18} {g.usable_gib:7.2f} GiB  cc {g.capability}  bf16 {'yes' if g.bf16 else 'no'}"
-                             f"  FA2 {'yes' if g.supports_fa2 else 'no'}  {g.name}\n")
+            sys.stdout.write(
+                f"{g.id:<18} {g.usable_gib:7.2f} GiB  cc {g.capability}  bf16 {'yes' if g.bf16 else 'no'}"
+                f"  FA2 {'yes' if g.supports_fa2 else 'no'}  {g.name}\n"
+            )
         return EXIT_OK
     values, arch = collect_facts(args)
     est = run_estimate(values, arch)

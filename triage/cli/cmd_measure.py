@@ -28,17 +28,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     add_run_arguments(parser)
     m = parser.add_argument_group("measurement")
-    m.add_argument("--qlora", action="store_true", default=None,
-                   help="QLoRA: 4-bit NF4 base + LoRA (same as --load-in-4bit)")
-    m.add_argument("--attn", choices=["eager", "sdpa", "flash_attention_2"], default=None,
-                   help="attention implementation (same as --attn-implementation)")
-    m.add_argument("--lora-same-dtype", action="store_true",
-                   help="adapters in the base dtype (peft autocast_adapter_dtype=False) instead of fp32")
-    m.add_argument("--no-cuda-shims", action="store_true",
-                   help="measure the raw CPU stand-in (no bool dropout masks, no fp16 softmax upcast emulation, "
-                        "no bitsandbytes dequantize temporary)")
-    m.add_argument("--mode", choices=["fake", "real"], default="fake",
-                   help="fake tensors (default) or real CPU tensors (self-test; small models only)")
+    m.add_argument(
+        "--qlora", action="store_true", default=None, help="QLoRA: 4-bit NF4 base + LoRA (same as --load-in-4bit)"
+    )
+    m.add_argument(
+        "--attn",
+        choices=["eager", "sdpa", "flash_attention_2"],
+        default=None,
+        help="attention implementation (same as --attn-implementation)",
+    )
+    m.add_argument(
+        "--lora-same-dtype",
+        action="store_true",
+        help="adapters in the base dtype (peft autocast_adapter_dtype=False) instead of fp32",
+    )
+    m.add_argument(
+        "--no-cuda-shims",
+        action="store_true",
+        help="measure the raw CPU stand-in (no bool dropout masks, no fp16 softmax upcast emulation, "
+        "no bitsandbytes dequantize temporary)",
+    )
+    m.add_argument(
+        "--mode",
+        choices=["fake", "real"],
+        default="fake",
+        help="fake tensors (default) or real CPU tensors (self-test; small models only)",
+    )
     m.add_argument("--format", choices=["text", "json"], default="text")
 
 
@@ -109,8 +124,10 @@ def render_text(measurement: Any, est: Any, notes: list[str]) -> str:
         lines.append(f"  error         {err:+.1f} % against the measurement")
         top = sorted(est.components.items(), key=lambda kv: -kv[1])[:6]
         lines.append("  estimated components: " + ", ".join(f"{k} {v / GiB:.2f}" for k, v in top))
-    lines.append("not counted (add for nvidia-smi): CUDA context ~0.3-0.5 GiB, cuBLAS workspaces, allocator "
-                 "fragmentation; `triage estimate` shows that band")
+    lines.append(
+        "not counted (add for nvidia-smi): CUDA context ~0.3-0.5 GiB, cuBLAS workspaces, allocator "
+        "fragmentation; `triage estimate` shows that band"
+    )
     for note in (*notes, *m.notes):
         lines.append(f"note: {note}")
     return "\n".join(lines) + "\n"
@@ -121,8 +138,7 @@ def run(args: argparse.Namespace) -> int:
 
     missing = available()
     if missing is not None:
-        raise InputError(f"triage measure needs torch, transformers and peft ({missing} is missing): "
-                         f"{INSTALL_HINT}")
+        raise InputError(f"triage measure needs torch, transformers and peft ({missing} is missing): {INSTALL_HINT}")
     spec, values, arch, notes = _spec(args)
     from triage.measure.step import StepError
 
@@ -139,8 +155,9 @@ def run(args: argparse.Namespace) -> int:
         out = measurement.to_json()
         if est is not None:
             out["estimate_peak_allocated_gib"] = round(est.peak_bytes / GiB, 3)
-            out["estimate_error_pct"] = round((est.peak_bytes - measurement.peak_bytes) / measurement.peak_bytes
-                                              * 100, 2)
+            out["estimate_error_pct"] = round(
+                (est.peak_bytes - measurement.peak_bytes) / measurement.peak_bytes * 100, 2
+            )
         out["notes"] = [*notes, *measurement.notes]
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
     else:

@@ -109,8 +109,12 @@ class Architecture:
         h, q, kv, f = self.hidden, self.q_width, self.kv_width, self.intermediate
         b = self.qkv_bias
         if self.layout == "llama":
-            attn = [Linear("q_proj", h, q, b, "attn_in"), Linear("k_proj", h, kv, b, "attn_in"),
-                    Linear("v_proj", h, kv, b, "attn_in"), Linear("o_proj", q, h, False, "attn_out")]
+            attn = [
+                Linear("q_proj", h, q, b, "attn_in"),
+                Linear("k_proj", h, kv, b, "attn_in"),
+                Linear("v_proj", h, kv, b, "attn_in"),
+                Linear("o_proj", q, h, False, "attn_out"),
+            ]
         elif self.layout == "phi3":
             attn = [Linear("qkv_proj", h, q + 2 * kv, False, "attn_in"), Linear("o_proj", q, h, False, "attn_out")]
         elif self.layout in ("neox", "gpt2"):
@@ -122,8 +126,12 @@ class Architecture:
         elif self.layout == "baichuan":
             attn = [Linear("W_pack", h, q + 2 * kv, False, "attn_in"), Linear("o_proj", q, h, False, "attn_out")]
         elif self.layout == "phi":
-            attn = [Linear("q_proj", h, q, True, "attn_in"), Linear("k_proj", h, kv, True, "attn_in"),
-                    Linear("v_proj", h, kv, True, "attn_in"), Linear("dense", q, h, True, "attn_out")]
+            attn = [
+                Linear("q_proj", h, q, True, "attn_in"),
+                Linear("k_proj", h, kv, True, "attn_in"),
+                Linear("v_proj", h, kv, True, "attn_in"),
+                Linear("dense", q, h, True, "attn_out"),
+            ]
         else:  # pragma: no cover - validated at load
             raise ArchitectureError(f"unknown layout {self.layout!r}")
         mb = self.layout in ("neox", "gpt2", "phi", "falcon") and self.layout != "falcon"
@@ -132,11 +140,18 @@ class Architecture:
         elif self.layout == "chatglm":
             mlp = [Linear("dense_h_to_4h", h, 2 * f, False, "mlp_in"), Linear("dense_4h_to_h", f, h, False, "mlp_out")]
         elif self.mlp == "gated":
-            mlp = [Linear("gate_proj", h, f, False, "mlp_in"), Linear("up_proj", h, f, False, "mlp_in"),
-                   Linear("down_proj", f, h, False, "mlp_out")]
+            mlp = [
+                Linear("gate_proj", h, f, False, "mlp_in"),
+                Linear("up_proj", h, f, False, "mlp_in"),
+                Linear("down_proj", f, h, False, "mlp_out"),
+            ]
         else:
-            names = {"neox": ("dense_h_to_4h", "dense_4h_to_h"), "falcon": ("dense_h_to_4h", "dense_4h_to_h"),
-                     "gpt2": ("c_fc", "c_proj"), "phi": ("fc1", "fc2")}.get(self.layout, ("fc1", "fc2"))
+            names = {
+                "neox": ("dense_h_to_4h", "dense_4h_to_h"),
+                "falcon": ("dense_h_to_4h", "dense_4h_to_h"),
+                "gpt2": ("c_fc", "c_proj"),
+                "phi": ("fc1", "fc2"),
+            }.get(self.layout, ("fc1", "fc2"))
             mlp = [Linear(names[0], h, f, mb, "mlp_in"), Linear(names[1], f, h, mb, "mlp_out")]
         return attn + mlp
 
@@ -164,14 +179,21 @@ class Architecture:
         return self.vocab * self.hidden + (self.vocab if self.layout == "phi" else 0)
 
     def total_params(self) -> int:
-        return (self.linear_params() + self.bias_params() + self.norm_params()
-                + self.embedding_params() + self.lm_head_params())
+        return (
+            self.linear_params()
+            + self.bias_params()
+            + self.norm_params()
+            + self.embedding_params()
+            + self.lm_head_params()
+        )
 
     def layer_params(self) -> int:
         """Parameters of one decoder layer (linears, biases, norms)."""
         per_norm = 2 * self.hidden if self.norm == "layer" else self.hidden
-        return (sum(lin.d_in * lin.d_out + (lin.d_out if lin.bias else 0) for lin in self.linears())
-                + self.norms_per_layer * per_norm)
+        return (
+            sum(lin.d_in * lin.d_out + (lin.d_out if lin.bias else 0) for lin in self.linears())
+            + self.norms_per_layer * per_norm
+        )
 
 
 # ---------------------------------------------------------------------- presets
@@ -261,11 +283,30 @@ def nearest_by_params(params_b: float) -> Architecture:
 # ---------------------------------------------------------------------- HF config.json
 
 _MODEL_TYPES = {
-    "llama": "llama", "mistral": "llama", "qwen2": "llama", "qwen3": "llama", "gemma": "llama", "gemma2": "llama",
-    "gemma3_text": "llama", "yi": "llama", "internlm2": "llama", "deepseek": "llama", "olmo": "llama",
-    "olmo2": "llama", "granite": "llama", "cohere": "llama", "starcoder2": "neox", "phi3": "phi3",
-    "gpt_neox": "neox", "falcon": "falcon", "RefinedWeb": "falcon", "RefinedWebModel": "falcon", "phi": "phi",
-    "gpt2": "gpt2", "chatglm": "chatglm", "baichuan": "baichuan",
+    "llama": "llama",
+    "mistral": "llama",
+    "qwen2": "llama",
+    "qwen3": "llama",
+    "gemma": "llama",
+    "gemma2": "llama",
+    "gemma3_text": "llama",
+    "yi": "llama",
+    "internlm2": "llama",
+    "deepseek": "llama",
+    "olmo": "llama",
+    "olmo2": "llama",
+    "granite": "llama",
+    "cohere": "llama",
+    "starcoder2": "neox",
+    "phi3": "phi3",
+    "gpt_neox": "neox",
+    "falcon": "falcon",
+    "RefinedWeb": "falcon",
+    "RefinedWebModel": "falcon",
+    "phi": "phi",
+    "gpt2": "gpt2",
+    "chatglm": "chatglm",
+    "baichuan": "baichuan",
 }
 _DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 
@@ -284,8 +325,10 @@ def from_hf_config(cfg: Mapping[str, Any], source: str = "config.json") -> Archi
     model_type = str(cfg.get("model_type", "llama"))
     layout = _MODEL_TYPES.get(model_type)
     if layout is None:
-        raise ArchitectureError(f"{source}: model_type {model_type!r} is not supported by the estimator yet; "
-                                f"supported: {', '.join(sorted(_MODEL_TYPES))}")
+        raise ArchitectureError(
+            f"{source}: model_type {model_type!r} is not supported by the estimator yet; "
+            f"supported: {', '.join(sorted(_MODEL_TYPES))}"
+        )
     if _first(cfg, "num_local_experts", "num_experts", "n_routed_experts"):
         raise ArchitectureError(f"{source}: mixture-of-experts models are not supported by the estimator yet")
     try:
@@ -294,8 +337,9 @@ def from_hf_config(cfg: Mapping[str, Any], source: str = "config.json") -> Archi
         heads = int(_first(cfg, "num_attention_heads", "n_head"))
         vocab = int(_first(cfg, "padded_vocab_size", "vocab_size"))
     except (TypeError, ValueError):
-        raise ArchitectureError(f"{source}: needs hidden_size, num_hidden_layers, num_attention_heads and "
-                                "vocab_size") from None
+        raise ArchitectureError(
+            f"{source}: needs hidden_size, num_hidden_layers, num_attention_heads and vocab_size"
+        ) from None
     kv = _first(cfg, "num_key_value_heads", "multi_query_group_num", "num_kv_heads")
     if kv is None:
         kv = 1 if cfg.get("multi_query") and not cfg.get("new_decoder_architecture") else heads
@@ -320,16 +364,38 @@ def from_hf_config(cfg: Mapping[str, Any], source: str = "config.json") -> Archi
     name = str(_first(cfg, "_name_or_path", default=model_type)) or model_type
     head_dim = _first(cfg, "head_dim", "kv_channels", default=0)
     return Architecture(
-        id=_norm_name(_strip_org(name)) or model_type, name=name, layout=layout, hidden=hidden, layers=layers,
-        heads=heads, kv_heads=int(kv), intermediate=int(inter), vocab=vocab, head_dim=int(head_dim or 0), tied=tied,
-        mlp="plain" if plain else "gated", act=act, norm=norm, norms_per_layer=norms,
-        qkv_bias=bool(_first(cfg, "attention_bias", "qkv_bias", "add_qkv_bias", "bias",
-                             default=model_type in ("qwen2", "gpt_neox", "gpt2", "phi"))),
+        id=_norm_name(_strip_org(name)) or model_type,
+        name=name,
+        layout=layout,
+        hidden=hidden,
+        layers=layers,
+        heads=heads,
+        kv_heads=int(kv),
+        intermediate=int(inter),
+        vocab=vocab,
+        head_dim=int(head_dim or 0),
+        tied=tied,
+        mlp="plain" if plain else "gated",
+        act=act,
+        norm=norm,
+        norms_per_layer=norms,
+        qkv_bias=bool(
+            _first(
+                cfg,
+                "attention_bias",
+                "qkv_bias",
+                "add_qkv_bias",
+                "bias",
+                default=model_type in ("qwen2", "gpt_neox", "gpt2", "phi"),
+            )
+        ),
         max_position=int(_first(cfg, "max_position_embeddings", "n_positions", "seq_length", default=4096)),
-        dtype=dtype, family=model_type,
-        logit_softcap=bool(cfg.get("final_logit_softcapping")), attn_softcap=bool(cfg.get("attn_logit_softcapping")),
-        learned_positions=layout == "gpt2", attn_dropout=float(_first(cfg, "attn_pdrop", "attention_dropout",
-                                                                        default=0.0) or 0.0) > 0,
+        dtype=dtype,
+        family=model_type,
+        logit_softcap=bool(cfg.get("final_logit_softcapping")),
+        attn_softcap=bool(cfg.get("attn_logit_softcapping")),
+        learned_positions=layout == "gpt2",
+        attn_dropout=float(_first(cfg, "attn_pdrop", "attention_dropout", default=0.0) or 0.0) > 0,
         resid_dropout=float(_first(cfg, "resid_pdrop", "hidden_dropout", default=0.0) or 0.0) > 0,
         source=source,
     )

@@ -47,17 +47,60 @@ if TYPE_CHECKING:
     from triage.facts import FactSet
 
 #: Facts a change may set that the estimator models.
-MODELED = frozenset({
-    "gradient_checkpointing", "gc_active", "attn_implementation", "batch_size", "grad_accum", "max_length",
-    "max_sample_tokens", "truncation", "packing", "padding", "quantization", "double_quant",
-    "prepare_kbit_training", "finetune_method", "optimizer", "optimizer_in_backward", "torch_dtype",
-    "mixed_precision", "lora_r", "lora_target_modules", "lora_dropout", "modules_to_save", "fused_loss",
-    "eval_accumulation_steps", "eval_batch_size", "preprocess_logits", "compute_metrics", "max_new_tokens",
-    "num_beams", "eval_samples", "distributed", "zero_stage", "offload", "gpu_count", "expandable_segments",
-    "use_cache", "gpu_name", "gpu_memory_bytes", "other_process_bytes", "model_name", "model_params_b",
-    "trainable_params_b", "phase", "transformers_version", "hidden_size", "num_layers", "num_attention_heads",
-    "num_kv_heads", "intermediate_size", "vocab_size",
-})
+MODELED = frozenset(
+    {
+        "gradient_checkpointing",
+        "gc_active",
+        "attn_implementation",
+        "batch_size",
+        "grad_accum",
+        "max_length",
+        "max_sample_tokens",
+        "truncation",
+        "packing",
+        "padding",
+        "quantization",
+        "double_quant",
+        "prepare_kbit_training",
+        "finetune_method",
+        "optimizer",
+        "optimizer_in_backward",
+        "torch_dtype",
+        "mixed_precision",
+        "lora_r",
+        "lora_target_modules",
+        "lora_dropout",
+        "modules_to_save",
+        "fused_loss",
+        "eval_accumulation_steps",
+        "eval_batch_size",
+        "preprocess_logits",
+        "compute_metrics",
+        "max_new_tokens",
+        "num_beams",
+        "eval_samples",
+        "distributed",
+        "zero_stage",
+        "offload",
+        "gpu_count",
+        "expandable_segments",
+        "use_cache",
+        "gpu_name",
+        "gpu_memory_bytes",
+        "other_process_bytes",
+        "model_name",
+        "model_params_b",
+        "trainable_params_b",
+        "phase",
+        "transformers_version",
+        "hidden_size",
+        "num_layers",
+        "num_attention_heads",
+        "num_kv_heads",
+        "intermediate_size",
+        "vocab_size",
+    }
+)
 
 
 class ChangeError(ValueError):
@@ -122,8 +165,12 @@ class Saving:
         return self.before.peak_bytes - self.after.peak_bytes
 
 
-def saving_detail(facts: FactSet | Mapping[str, Any], changes: Mapping[str, Any],
-                  arch: Architecture | None = None, before: Estimate | None = None) -> Saving:
+def saving_detail(
+    facts: FactSet | Mapping[str, Any],
+    changes: Mapping[str, Any],
+    arch: Architecture | None = None,
+    before: Estimate | None = None,
+) -> Saving:
     """:class:`Saving` of ``changes`` on the run ``facts`` describe."""
     values = fact_values(facts)
     first = before or estimate(values, arch)

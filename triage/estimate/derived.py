@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from triage.facts import Fact, FactSet
 
 
-def derived_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None = None,
-                  est: Estimate | None = None) -> list[Fact]:
+def derived_facts(
+    facts: FactSet | Mapping[str, Any], arch: Architecture | None = None, est: Estimate | None = None
+) -> list[Fact]:
     """Facts the estimate implies; empty when the model is unknown (nothing to size yet)."""
     from triage.facts import Fact, Source
 
@@ -36,19 +37,32 @@ def derived_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None 
         return Fact(name, value, Source("derived", excerpt=excerpt))
 
     out = [
-        fact("estimated_peak_bytes", est.peak_bytes,
-             f"estimated allocated peak {est.peak_bytes / GiB:.2f} GiB ({est.peak.detail})"),
-        fact("largest_component", est.largest_component,
-             f"largest component at the peak: {est.largest_component} "
-             f"{est.components.get(est.largest_component, 0) / GiB:.2f} GiB"),
+        fact(
+            "estimated_peak_bytes",
+            est.peak_bytes,
+            f"estimated allocated peak {est.peak_bytes / GiB:.2f} GiB ({est.peak.detail})",
+        ),
+        fact(
+            "largest_component",
+            est.largest_component,
+            f"largest component at the peak: {est.largest_component} "
+            f"{est.components.get(est.largest_component, 0) / GiB:.2f} GiB",
+        ),
     ]
     cap = est.capacity_bytes
     if cap is not None:
         w = est.sizes["weights"].bytes
         out.append(fact("weights_exceed_gpu", w > cap, f"weights {w / GiB:.2f} GiB vs GPU {cap / GiB:.2f} GiB"))
-        one = est if est.run.batch == 1 else estimate(apply_changes(values, {"batch_size": 1, "grad_accum": "scaled"}),
-                                                      arch)
-        out.append(fact("does_not_fit_at_batch_1", one.device_total.expected > cap,
-                        f"at batch 1: expected {one.device_total.expected / GiB:.2f} GiB on the device vs "
-                        f"{cap / GiB:.2f} GiB"))
+        one = (
+            est
+            if est.run.batch == 1
+            else estimate(apply_changes(values, {"batch_size": 1, "grad_accum": "scaled"}), arch)
+        )
+        out.append(
+            fact(
+                "does_not_fit_at_batch_1",
+                one.device_total.expected > cap,
+                f"at batch 1: expected {one.device_total.expected / GiB:.2f} GiB on the device vs {cap / GiB:.2f} GiB",
+            )
+        )
     return out

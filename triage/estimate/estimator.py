@@ -137,6 +137,7 @@ class Estimate:
 
     def to_json(self) -> dict[str, Any]:
         """The ``triage estimate --format json`` contract."""
+
         def gib(n: int) -> float:
             return round(n / GiB, 3)
 
@@ -146,10 +147,21 @@ class Estimate:
             "peak_allocated_gib": gib(self.peak_bytes),
             "peak_phase": self.peak_phase,
             "peak_detail": self.peak.detail,
-            "device_total_gib": {"low": gib(self.device_total.low), "expected": gib(self.device_total.expected),
-                                 "high": gib(self.device_total.high)},
-            "overheads": [{"name": i.name, "low_gib": gib(i.low), "expected_gib": gib(i.expected),
-                           "high_gib": gib(i.high), "why": i.why} for i in self.device_total.items],
+            "device_total_gib": {
+                "low": gib(self.device_total.low),
+                "expected": gib(self.device_total.expected),
+                "high": gib(self.device_total.high),
+            },
+            "overheads": [
+                {
+                    "name": i.name,
+                    "low_gib": gib(i.low),
+                    "expected_gib": gib(i.expected),
+                    "high_gib": gib(i.high),
+                    "why": i.why,
+                }
+                for i in self.device_total.items
+            ],
             "components": {k: gib(v) for k, v in self.components.items()},
             "formulas": {k: self.sizes[k].formula for k in self.components if k in self.sizes},
             "phases": {f"{p.name}:{p.detail}": gib(p.total) for p in self.phases},
@@ -172,8 +184,10 @@ def _adapter_modules(run: Run) -> list[tuple[str, int, int, str]]:
     found = [(lin.name, lin.d_in, lin.d_out, lin.input_group) for lin in linears if lin.name in wanted]
     unknown = wanted - {lin.name for lin in linears} - _EMBED_NAMES - _HEAD_NAMES
     if not found:
-        raise RunError(f"lora_target_modules {','.join(run.lora_targets)} match no module of {run.arch.name}; "
-                       f"its linears are {', '.join(lin.name for lin in linears)}")
+        raise RunError(
+            f"lora_target_modules {','.join(run.lora_targets)} match no module of {run.arch.name}; "
+            f"its linears are {', '.join(lin.name for lin in linears)}"
+        )
     if unknown:
         pass  # reported as a note by estimate_run
     return found
@@ -187,17 +201,22 @@ def _weights(run: Run) -> tuple[int, str]:
     if run.quantization == "4bit":
         per = 0.5 + (1 / 64 + 4 / (64 * 256) if run.double_quant else 4 / 64)
         qbytes = int(lin * per)
-        formula = (f"{lin:,} block-linear params x {per:.4f} B (NF4{' + double quant' if run.double_quant else ''})"
-                   f" + {other:,} embedding/lm_head/norm params x {other_bytes} B")
+        formula = (
+            f"{lin:,} block-linear params x {per:.4f} B (NF4{' + double quant' if run.double_quant else ''})"
+            f" + {other:,} embedding/lm_head/norm params x {other_bytes} B"
+        )
     elif run.quantization == "8bit":
         rows = a.layers * sum(x.d_out for x in a.linears())
         qbytes = lin + 4 * rows
-        formula = (f"{lin:,} block-linear params x 1 B (int8) + fp32 row scales + {other:,} other params "
-                   f"x {other_bytes} B")
+        formula = (
+            f"{lin:,} block-linear params x 1 B (int8) + fp32 row scales + {other:,} other params x {other_bytes} B"
+        )
     else:
         if run.prepare_kbit:
-            return 4 * a.total_params(), (f"{a.total_params():,} params x 4 B: prepare_model_for_kbit_training on a "
-                                          "model that is not quantized casts every fp16/bf16 weight to fp32")
+            return 4 * a.total_params(), (
+                f"{a.total_params():,} params x 4 B: prepare_model_for_kbit_training on a "
+                "model that is not quantized casts every fp16/bf16 weight to fp32"
+            )
         return a.total_params() * run.w_bytes, f"{a.total_params():,} params x {run.w_bytes} B ({run.weight_dtype})"
     if run.prepare_kbit:
         formula += " (prepare_model_for_kbit_training upcasts these to fp32)"
@@ -218,8 +237,9 @@ def _trainable(run: Run) -> tuple[int, int, list[tuple[int, int]], int, str]:
         adapters = a.layers * sum(r * (d_in + d_out) for _, d_in, d_out, _ in mods)
         shapes = [(r, d_in) for _, d_in, _, _ in mods] * a.layers + [(d_out, r) for _, _, d_out, _ in mods] * a.layers
         largest = max(r * max(d_in, d_out) for _, d_in, d_out, _ in mods)
-        formula = (f"{a.layers} layers x r={r} x sum(d_in+d_out) over {','.join(m[0] for m in mods)} "
-                   f"= {adapters:,} params")
+        formula = (
+            f"{a.layers} layers x r={r} x sum(d_in+d_out) over {','.join(m[0] for m in mods)} = {adapters:,} params"
+        )
         if run.trainable_override:
             adapters = run.trainable_override
             formula = f"trainable_params_b = {adapters:,} params (given)"
@@ -243,8 +263,9 @@ def _modules_to_save(run: Run) -> tuple[int, str]:
     count = sum(1 for m in run.modules_to_save if m in _EMBED_NAMES | _HEAD_NAMES)
     n = count * a.vocab * a.hidden
     dtype = 4 if run.prepare_kbit else run.w_bytes
-    return n * dtype, (f"{count} trainable copies (modules_to_save) of a {a.vocab}x{a.hidden} matrix "
-                       f"x {dtype} B = {n:,} params")
+    return n * dtype, (
+        f"{count} trainable copies (modules_to_save) of a {a.vocab}x{a.hidden} matrix x {dtype} B = {n:,} params"
+    )
 
 
 def _layer_saved(run: Run, trainable_linears: bool) -> tuple[int, int, int]:
@@ -276,8 +297,9 @@ def _layer_saved(run: Run, trainable_linears: bool) -> tuple[int, int, int]:
         if shared:
             saved += e * width
     # attention core
-    expanded = run.attn == "eager" or (run.attn == "sdpa" and run.transformers_version is not None
-                                       and run.transformers_version < Version("4.48.0"))
+    expanded = run.attn == "eager" or (
+        run.attn == "sdpa" and run.transformers_version is not None and run.transformers_version < Version("4.48.0")
+    )
     kv_saved = qw if expanded and a.kv_heads != a.heads else kvw
     fused_qkv = a.layout in ("phi3", "neox", "falcon", "chatglm", "baichuan", "gpt2")
     core = e * qw + e * kv_saved  # q and k after RoPE
@@ -313,15 +335,15 @@ def estimate_run(run: Run) -> Estimate:
 
     unknown_targets = set(run.lora_targets) - {x.name for x in a.linears()} - _EMBED_NAMES - _HEAD_NAMES
     if run.lora and unknown_targets:
-        notes.append(f"lora_target_modules {', '.join(sorted(unknown_targets))} are not modules of {a.name}; "
-                     "ignored")
+        notes.append(f"lora_target_modules {', '.join(sorted(unknown_targets))} are not modules of {a.name}; ignored")
 
     w, wf = _weights(run)
     weights = put("weights", w, wf)
     n_train, p_bytes, shapes, largest, tf = _trainable(run)
     spec = optimizer_spec(run.optimizer)
-    adapters = put("lora_adapters", n_train * 4, f"{tf} x 4 B (fp32 adapters, peft autocast_adapter_dtype)") \
-        if run.lora else 0
+    adapters = (
+        put("lora_adapters", n_train * 4, f"{tf} x 4 B (fp32 adapters, peft autocast_adapter_dtype)") if run.lora else 0
+    )
     mts_bytes, mts_formula = _modules_to_save(run)
     mts = put("modules_to_save", mts_bytes, mts_formula) if mts_bytes else 0
     mts_params = mts // (4 if run.prepare_kbit else run.w_bytes) if mts else 0
@@ -384,13 +406,24 @@ def estimate_run(run: Run) -> Estimate:
         state, master = 0, 0
         state_formula += "; offloaded to CPU"
     paged = spec.paged and not off_state
-    put("optimizer_state" if not paged else "optimizer_state_paged", state,
-        state_formula + ("; paged: in CUDA unified memory, outside PyTorch's counters, evicted to CPU under "
-                         "pressure" if paged else ""))
+    put(
+        "optimizer_state" if not paged else "optimizer_state_paged",
+        state,
+        state_formula
+        + (
+            "; paged: in CUDA unified memory, outside PyTorch's counters, evicted to CPU under pressure"
+            if paged
+            else ""
+        ),
+    )
     optimizer_state = 0 if paged else state
     if master:
-        put("master_weights", master, f"fp32 master copy of {train_params:,} trainable params (DeepSpeed)"
-            + (f" / {shard_state}" if shard_state > 1 else ""))
+        put(
+            "master_weights",
+            master,
+            f"fp32 master copy of {train_params:,} trainable params (DeepSpeed)"
+            + (f" / {shard_state}" if shard_state > 1 else ""),
+        )
     # step temporaries
     temps = 0
     if spec.temps == "foreach" and not in_bwd:
@@ -414,15 +447,19 @@ def estimate_run(run: Run) -> Estimate:
         working = 2 * a.layer_params() * run.w_bytes + a.vocab * a.hidden * run.w_bytes
         base = 0 if off_params else weights // shard_params
         weights_live = base + working
-        sizes["weights"] = Component("weights", weights_live,
-                                     f"{wf}; sharded over {shard_params} GPUs" + (" and offloaded to CPU" if off_params
-                                                                                  else "")
-                                     + " + gathered working set (two decoder layers and the embedding)")
+        sizes["weights"] = Component(
+            "weights",
+            weights_live,
+            f"{wf}; sharded over {shard_params} GPUs"
+            + (" and offloaded to CPU" if off_params else "")
+            + " + gathered working set (two decoder layers and the embedding)",
+        )
     if run.distributed == "model_parallel" and d > 1:
-        per_layer = (weights - a.embedding_params() * run.w_bytes - a.lm_head_params() * run.w_bytes)
+        per_layer = weights - a.embedding_params() * run.w_bytes - a.lm_head_params() * run.w_bytes
         weights_live = per_layer // d + (a.lm_head_params() or a.embedding_params()) * run.w_bytes
-        sizes["weights"] = Component("weights", weights_live, f"{wf}; layers split over {d} GPUs (device_map), "
-                                     "the last GPU also holds lm_head")
+        sizes["weights"] = Component(
+            "weights", weights_live, f"{wf}; layers split over {d} GPUs (device_map), the last GPU also holds lm_head"
+        )
 
     # ------------------------------------------------------------ activations
     tokens = run.tokens
@@ -437,9 +474,12 @@ def estimate_run(run: Run) -> Estimate:
     lp = run.distributed == "model_parallel" and d > 1
     if lp:
         layers_saving = math.ceil(layers_saving / d)
-    model_level = (4 * a.hidden if a.norm != "layer" else e * a.hidden + 8)
-    lm_trainable = run.method == "full" or any(m in _HEAD_NAMES for m in run.modules_to_save) or (
-        a.tied and any(m in _EMBED_NAMES for m in run.modules_to_save))
+    model_level = 4 * a.hidden if a.norm != "layer" else e * a.hidden + 8
+    lm_trainable = (
+        run.method == "full"
+        or any(m in _HEAD_NAMES for m in run.modules_to_save)
+        or (a.tied and any(m in _EMBED_NAMES for m in run.modules_to_save))
+    )
     if lm_trainable:
         model_level += e * a.hidden
     if a.resid_dropout:
@@ -448,33 +488,44 @@ def estimate_run(run: Run) -> Estimate:
         # prepare_model_for_kbit_training makes the embedding fp32, so the residual stream is fp32
         resid = 4 if run.prepare_kbit else e
         act = layers_saving * resid * a.hidden * tokens + model_level * tokens
-        act_formula = (f"gradient checkpointing: {layers_saving} layer inputs x {resid} B x h={a.hidden} x "
-                       f"{tokens:,} tokens (b={run.batch} x s={run.seq}) + final norm")
+        act_formula = (
+            f"gradient checkpointing: {layers_saving} layer inputs x {resid} B x h={a.hidden} x "
+            f"{tokens:,} tokens (b={run.batch} x s={run.seq}) + final norm"
+        )
     else:
         act = layers_saving * (layer_saved + core) * tokens + model_level * tokens
-        act_formula = (f"{layers_saving} layers x {(layer_saved + core):,} B/token saved for backward x "
-                       f"{tokens:,} tokens (b={run.batch} x s={run.seq}); attention {run.attn}")
+        act_formula = (
+            f"{layers_saving} layers x {(layer_saved + core):,} B/token saved for backward x "
+            f"{tokens:,} tokens (b={run.batch} x s={run.seq}); attention {run.attn}"
+        )
     put("activations", act, act_formula)
     scores = 0 if run.gc or not s_term else layers_saving * s_term * tokens
     if s_term:
-        put("attention_scores", scores if not run.gc else a.heads * run.batch * run.seq**2 * (4 + e),
+        put(
+            "attention_scores",
+            scores if not run.gc else a.heads * run.batch * run.seq**2 * (4 + e),
             f"eager attention keeps fp32 softmax + {run.compute_dtype} probabilities: "
             f"{layers_saving if not run.gc else 1} layer(s) x b={run.batch} x {a.heads} heads x s²={run.seq}² x "
-            f"{4 + e} B" + (" (gradient checkpointing: only the layer being recomputed)" if run.gc else ""))
+            f"{4 + e} B" + (" (gradient checkpointing: only the layer being recomputed)" if run.gc else ""),
+        )
     # logits and loss
     if run.fused_loss:
         chunk = max(1, tokens // max(1, math.ceil(a.vocab / a.hidden)))
         loss = tokens * e * a.hidden + chunk * a.vocab * 8
-        loss_formula = (f"fused/chunked cross-entropy: gradient of the hidden states ({tokens:,} x {a.hidden} x {e} B) "
-                        f"+ one chunk of {chunk:,} tokens x V={a.vocab} x 8 B")
+        loss_formula = (
+            f"fused/chunked cross-entropy: gradient of the hidden states ({tokens:,} x {a.hidden} x {e} B) "
+            f"+ one chunk of {chunk:,} tokens x V={a.vocab} x 8 B"
+        )
     else:
         # Measured with the fake-tensor oracle (docs/validation.md) and matching the reference table:
         # three b·s·V fp32 tensors are live at the peak (_log_softmax_backward_data), with or without
         # checkpointing: the log-softmax output, its incoming gradient and the gradient being produced.
         n_v = 3
         loss = tokens * a.vocab * 4 * n_v + (tokens * a.vocab * e if a.logit_softcap else 0)
-        loss_formula = (f"fp32 logits, log-softmax and their gradients at the start of backward: "
-                        f"{n_v} x {tokens:,} tokens x V={a.vocab} x 4 B")
+        loss_formula = (
+            f"fp32 logits, log-softmax and their gradients at the start of backward: "
+            f"{n_v} x {tokens:,} tokens x V={a.vocab} x 4 B"
+        )
     put("logits_loss", loss, loss_formula)
     mask = 0
     if run.attn == "eager" or (run.padded and run.attn in ("sdpa", "xformers")):
@@ -482,22 +533,37 @@ def estimate_run(run: Run) -> Estimate:
         put("attention_mask", mask, f"4-D attention mask b={run.batch} x s²={run.seq}² x {e} B")
     buffers = 0
     tfv = run.transformers_version
-    if tfv is not None and Version("4.38.0") <= tfv < Version("4.39.0") and a.layout == "llama" and a.family in (
-            "", "llama", "gemma"):
+    if (
+        tfv is not None
+        and Version("4.38.0") <= tfv < Version("4.39.0")
+        and a.layout == "llama"
+        and a.family in ("", "llama", "gemma")
+    ):
         buffers = 8 * a.max_position**2
-        put("causal_mask_buffer", buffers, f"transformers 4.38 registers an int64 causal_mask of "
-            f"max_position_embeddings² = {a.max_position}² x 8 B (transformers #29484)")
+        put(
+            "causal_mask_buffer",
+            buffers,
+            f"transformers 4.38 registers an int64 causal_mask of "
+            f"max_position_embeddings² = {a.max_position}² x 8 B (transformers #29484)",
+        )
     autocast = 0
     if run.compute_dtype != run.weight_dtype and run.quantization == "none":
         cast_params = (a.linear_params() // a.layers if run.gc else a.linear_params()) + a.vocab * a.hidden
         autocast = cast_params * e
-        put("autocast_copies", autocast, f"autocast keeps {run.compute_dtype} copies of the {run.weight_dtype} "
-            "linear weights for backward" + (" (one layer at a time with checkpointing)" if run.gc else ""))
+        put(
+            "autocast_copies",
+            autocast,
+            f"autocast keeps {run.compute_dtype} copies of the {run.weight_dtype} "
+            "linear weights for backward" + (" (one layer at a time with checkpointing)" if run.gc else ""),
+        )
     comm = 0
     if run.distributed == "ddp" and d > 1:
         comm = grads_full
-        put("comm_buffers", comm, "DDP gradient buckets: a second copy of the trainable gradients "
-            "(gradient_as_bucket_view=False)")
+        put(
+            "comm_buffers",
+            comm,
+            "DDP gradient buckets: a second copy of the trainable gradients (gradient_as_bucket_view=False)",
+        )
     elif ds and run.zero_stage >= 2:
         comm = 2 * a.hidden * a.hidden * e
         put("comm_buffers", comm, "ZeRO reduce/all-gather buckets (HF 'auto': hidden² elements each)")
@@ -509,8 +575,12 @@ def estimate_run(run: Run) -> Estimate:
         if s_term:
             bwd_transient += a.heads * run.seq * 5
         recompute = (per_layer_token + bwd_transient) * tokens
-        put("recompute", recompute, f"one decoder layer recomputed during backward: {per_layer_token + bwd_transient:,}"
-            f" B/token x {tokens:,} tokens")
+        put(
+            "recompute",
+            recompute,
+            f"one decoder layer recomputed during backward: {per_layer_token + bwd_transient:,}"
+            f" B/token x {tokens:,} tokens",
+        )
 
     # tied input/output embeddings in a full fine-tune: at the end of backward the embedding's
     # gradient exists three times at once (the lm_head use already in .grad, the embedding
@@ -518,30 +588,62 @@ def estimate_run(run: Run) -> Estimate:
     tied_grads = 0
     if run.method == "full" and a.tied and not in_bwd and shard_grads == 1:
         tied_grads = 2 * a.vocab * a.hidden * _param_bytes(run)
-        put("tied_embedding_grads", tied_grads, f"tied embeddings: 2 extra copies of the embedding gradient at the "
-            f"end of backward: 2 x V={a.vocab} x h={a.hidden} x {_param_bytes(run)} B")
+        put(
+            "tied_embedding_grads",
+            tied_grads,
+            f"tied embeddings: 2 extra copies of the embedding gradient at the "
+            f"end of backward: 2 x V={a.vocab} x h={a.hidden} x {_param_bytes(run)} B",
+        )
 
     # ------------------------------------------------------------ phases
     accum_grads = grads if run.grad_accum > 1 and not in_bwd else 0
-    static = {"weights": weights_live, "lora_adapters": adapters, "modules_to_save": mts,
-              "optimizer_state": optimizer_state, "master_weights": master, "causal_mask_buffer": buffers}
-    start = dict(static, gradients=accum_grads, activations=act, attention_scores=scores, logits_loss=loss,
-                 attention_mask=mask, autocast_copies=autocast, comm_buffers=comm if accum_grads else 0)
+    static = {
+        "weights": weights_live,
+        "lora_adapters": adapters,
+        "modules_to_save": mts,
+        "optimizer_state": optimizer_state,
+        "master_weights": master,
+        "causal_mask_buffer": buffers,
+    }
+    start = dict(
+        static,
+        gradients=accum_grads,
+        activations=act,
+        attention_scores=scores,
+        logits_loss=loss,
+        attention_mask=mask,
+        autocast_copies=autocast,
+        comm_buffers=comm if accum_grads else 0,
+    )
     phases = [Phase("backward", "start of backward: saved activations and the loss", start)]
     if run.gc:
         # the loss block is gone; all layer inputs still live while the last layer is recomputed
-        inner = dict(static, gradients=accum_grads + (0 if in_bwd else adapters if run.lora else 0),
-                     activations=act, recompute=recompute, attention_mask=mask, autocast_copies=autocast,
-                     comm_buffers=comm if accum_grads else 0)
+        inner = dict(
+            static,
+            gradients=accum_grads + (0 if in_bwd else adapters if run.lora else 0),
+            activations=act,
+            recompute=recompute,
+            attention_mask=mask,
+            autocast_copies=autocast,
+            comm_buffers=comm if accum_grads else 0,
+        )
         if s_term:
             inner["attention_scores"] = sizes["attention_scores"].bytes
             inner["recompute"] = recompute - sizes["attention_scores"].bytes
         phases.append(Phase("backward", "inside backward: one checkpointed layer recomputed", inner))
-    phases.append(Phase("backward", "end of backward: all gradients",
-                        dict(static, gradients=grads, comm_buffers=comm, tied_embedding_grads=tied_grads)))
+    phases.append(
+        Phase(
+            "backward",
+            "end of backward: all gradients",
+            dict(static, gradients=grads, comm_buffers=comm, tied_embedding_grads=tied_grads),
+        )
+    )
     if not in_bwd:
-        phases.append(Phase("optimizer", "optimizer step", dict(static, gradients=grads, optimizer_temps=temps,
-                                                                comm_buffers=comm)))
+        phases.append(
+            Phase(
+                "optimizer", "optimizer step", dict(static, gradients=grads, optimizer_temps=temps, comm_buffers=comm)
+            )
+        )
 
     tensors: dict[str, int] = {
         "logits_fp32": tokens * a.vocab * 4,
@@ -569,42 +671,82 @@ def estimate_run(run: Run) -> Estimate:
             layer_peak = max(layer_peak, be * a.heads * run.seq**2 * (4 + e))
         acc = 0
         if run.compute_metrics and not run.preprocess_logits:
-            kept = run.eval_samples if run.eval_accumulation_steps is None else min(
-                run.eval_samples, run.eval_accumulation_steps * be)
+            kept = (
+                run.eval_samples
+                if run.eval_accumulation_steps is None
+                else min(run.eval_samples, run.eval_accumulation_steps * be)
+            )
             acc = 2 * kept * run.seq * a.vocab * e
-            put("eval_logits", acc, f"Trainer accumulates the logits of {kept:,} eval samples on the GPU "
-                f"(x2 while concatenating): {kept:,} x s={run.seq} x V={a.vocab} x {e} B")
-        put("eval_forward", fwd + layer_peak, f"eval forward (no grad): logits + fp32 loss copies for "
-            f"{be} x {run.seq} tokens, plus one layer's largest intermediate")
-        phases.append(Phase("evaluation", "evaluation forward with accumulated predictions",
-                            dict(eval_static, eval_forward=fwd + layer_peak, eval_logits=acc)))
+            put(
+                "eval_logits",
+                acc,
+                f"Trainer accumulates the logits of {kept:,} eval samples on the GPU "
+                f"(x2 while concatenating): {kept:,} x s={run.seq} x V={a.vocab} x {e} B",
+            )
+        put(
+            "eval_forward",
+            fwd + layer_peak,
+            f"eval forward (no grad): logits + fp32 loss copies for "
+            f"{be} x {run.seq} tokens, plus one layer's largest intermediate",
+        )
+        phases.append(
+            Phase(
+                "evaluation",
+                "evaluation forward with accumulated predictions",
+                dict(eval_static, eval_forward=fwd + layer_peak, eval_logits=acc),
+            )
+        )
         tensors["eval_logits_step"] = ev_tokens * a.vocab * e
     if run.phase == "generation":
         bb = run.eval_batch * run.num_beams
         total_len = run.seq + run.max_new_tokens
         kv = 2 * a.layers * bb * total_len * a.kv_width * e
-        put("kv_cache", kv, f"KV cache 2 x {a.layers} layers x {bb} sequences (batch x beams) x "
-            f"{total_len} tokens x {a.kv_width} x {e} B")
+        put(
+            "kv_cache",
+            kv,
+            f"KV cache 2 x {a.layers} layers x {bb} sequences (batch x beams) x "
+            f"{total_len} tokens x {a.kv_width} x {e} B",
+        )
         old = tfv is not None and tfv < Version("4.45.0")
         prefill_logits = bb * (run.seq if old else 1) * a.vocab * 4
-        prefill = prefill_logits + (bb * a.heads * run.seq**2 * (4 + e) if run.attn == "eager" else
-                                    bb * run.seq * a.intermediate * e * 3)
-        put("generation_prefill", prefill, "prefill: fp32 logits of " + ("every prompt position (transformers < "
-            "4.45)" if old else "the last position") + " + one layer's largest intermediate")
-        phases.append(Phase("generation", "generate(): KV cache at the last token", dict(eval_static, kv_cache=kv,
-                                                                                         generation_prefill=prefill)))
+        prefill = prefill_logits + (
+            bb * a.heads * run.seq**2 * (4 + e) if run.attn == "eager" else bb * run.seq * a.intermediate * e * 3
+        )
+        put(
+            "generation_prefill",
+            prefill,
+            "prefill: fp32 logits of "
+            + ("every prompt position (transformers < 4.45)" if old else "the last position")
+            + " + one layer's largest intermediate",
+        )
+        phases.append(
+            Phase(
+                "generation",
+                "generate(): KV cache at the last token",
+                dict(eval_static, kv_cache=kv, generation_prefill=prefill),
+            )
+        )
         tensors["kv_cache_step"] = 2 * bb * a.kv_width * e
         tensors["generation_logits"] = prefill_logits
 
     if run.phase in ("evaluation", "generation"):
-        peak = max(phases[len(phases) - 1:], key=lambda p: p.total)
+        peak = max(phases[len(phases) - 1 :], key=lambda p: p.total)
     else:
         peak = max(phases, key=lambda p: p.total)
     allocated = peak.total
     band = _band(run, allocated, sizes["weights"].bytes)
     fits = None if run.capacity_bytes is None else band.expected <= run.capacity_bytes
-    return Estimate(run=run, sizes=sizes, phases=tuple(phases), peak=peak, device_total=band,
-                    capacity_bytes=run.capacity_bytes, fits=fits, tensors=tensors, notes=tuple(notes))
+    return Estimate(
+        run=run,
+        sizes=sizes,
+        phases=tuple(phases),
+        peak=peak,
+        device_total=band,
+        capacity_bytes=run.capacity_bytes,
+        fits=fits,
+        tensors=tensors,
+        notes=tuple(notes),
+    )
 
 
 # ---------------------------------------------------------------------- overheads
@@ -616,17 +758,38 @@ def _band(run: Run, allocated: int, weights_bytes: int) -> Band:
     cc = run.gpu.capability if run.gpu else None
     old = cc is not None and cc < 8.0
     if old:
-        items.append(BandItem("cuda_context", int(0.4 * GiB), int(0.8 * GiB), int(1.5 * GiB),
-                              "CUDA context and kernels per process; 1.0-1.3 GB on pre-Ampere boards with older CUDA "
-                              "(HF model_memory_anatomy: 1343 MB on a V100), ~0.3-0.5 GB with lazy loading"))
+        items.append(
+            BandItem(
+                "cuda_context",
+                int(0.4 * GiB),
+                int(0.8 * GiB),
+                int(1.5 * GiB),
+                "CUDA context and kernels per process; 1.0-1.3 GB on pre-Ampere boards with older CUDA "
+                "(HF model_memory_anatomy: 1343 MB on a V100), ~0.3-0.5 GB with lazy loading",
+            )
+        )
     else:
-        items.append(BandItem("cuda_context", int(0.25 * GiB), int(0.5 * GiB), int(1.0 * GiB),
-                              "CUDA context per process: ~300-430 MB with lazy module loading (CUDA >= 11.7, "
-                              "PyTorch >= 1.13; pytorch PR #86509), up to ~1 GB without it"))
+        items.append(
+            BandItem(
+                "cuda_context",
+                int(0.25 * GiB),
+                int(0.5 * GiB),
+                int(1.0 * GiB),
+                "CUDA context per process: ~300-430 MB with lazy module loading (CUDA >= 11.7, "
+                "PyTorch >= 1.13; pytorch PR #86509), up to ~1 GB without it",
+            )
+        )
     hopper = cc is not None and cc >= 9.0
-    items.append(BandItem("cublas_workspace", 8 * MiB, (32 if hopper else 16) * MiB, (96 if hopper else 64) * MiB,
-                          "cuBLAS/cuBLASLt workspaces (allocated through the caching allocator on a GPU; the "
-                          "fake-tensor oracle does not see them)"))
+    items.append(
+        BandItem(
+            "cublas_workspace",
+            8 * MiB,
+            (32 if hopper else 16) * MiB,
+            (96 if hopper else 64) * MiB,
+            "cuBLAS/cuBLASLt workspaces (allocated through the caching allocator on a GPU; the "
+            "fake-tensor oracle does not see them)",
+        )
+    )
     if run.expandable_segments:
         frac = (0.0, 0.01, 0.03)
         why = "expandable_segments:True maps pages into one growing segment, so little is lost to fragmentation"
@@ -648,14 +811,26 @@ def _band(run: Run, allocated: int, weights_bytes: int) -> Band:
         why += "; plus ~14% of the quantized weights (segment slack of QLoRA's many mid-size blocks)"
     items.append(BandItem("allocator", int(lo), int(mid), int(hi), why))
     if run.gpu_count > 1 and run.distributed != "none":
-        items.append(BandItem("nccl", int(0.2 * GiB), int(0.5 * GiB), int(1.5 * GiB),
-                              "NCCL communicator buffers per process (up to several GB with many peers)"))
+        items.append(
+            BandItem(
+                "nccl",
+                int(0.2 * GiB),
+                int(0.5 * GiB),
+                int(1.5 * GiB),
+                "NCCL communicator buffers per process (up to several GB with many peers)",
+            )
+        )
     if run.other_process_bytes:
         n = run.other_process_bytes
-        items.append(BandItem("other_processes", n, n, n, "memory other processes hold on this GPU (from the OOM "
-                              "message)"))
-    return Band(allocated + sum(i.low for i in items), allocated + sum(i.expected for i in items),
-                allocated + sum(i.high for i in items), tuple(items))
+        items.append(
+            BandItem("other_processes", n, n, n, "memory other processes hold on this GPU (from the OOM message)")
+        )
+    return Band(
+        allocated + sum(i.low for i in items),
+        allocated + sum(i.expected for i in items),
+        allocated + sum(i.high for i in items),
+        tuple(items),
+    )
 
 
 def estimate(facts: FactSet | Mapping[str, Any], arch: Architecture | None = None) -> Estimate:

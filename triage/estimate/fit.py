@@ -30,8 +30,13 @@ class FitResult:
     """The search's upper bound (the value is capped there)."""
 
 
-def fit(facts: FactSet | Mapping[str, Any], variable: str, headroom: float = 0.05,
-        arch: Architecture | None = None, upper: int | None = None) -> FitResult:
+def fit(
+    facts: FactSet | Mapping[str, Any],
+    variable: str,
+    headroom: float = 0.05,
+    arch: Architecture | None = None,
+    upper: int | None = None,
+) -> FitResult:
     """Binary search for the largest ``variable`` whose expected device total stays under the target."""
     if variable not in VARIABLES:
         raise ValueError(f"fit solves for one of {', '.join(VARIABLES)}; got {variable!r}")

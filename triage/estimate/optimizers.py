@@ -76,8 +76,9 @@ _SPECS = [
     OptimizerSpec("adagrad", 1, None, temps="foreach"),
     OptimizerSpec("sgd", 0, None, note="HF passes momentum=0 unless optim_args set it; then 1 state"),
     OptimizerSpec("sgd_momentum", 1, None, temps="foreach"),
-    OptimizerSpec("adafactor", 1, 4, factored=True, temps="fp32_loop",
-                  note="factored second moment, no first moment (beta1=None)"),
+    OptimizerSpec(
+        "adafactor", 1, 4, factored=True, temps="fp32_loop", note="factored second moment, no first moment (beta1=None)"
+    ),
     OptimizerSpec("galore_adamw", 2, 4, factored=True, needs="galore_torch", note="low-rank projected states"),
     OptimizerSpec("galore_adamw_8bit", 2, _8BIT, factored=True, needs="galore_torch"),
     OptimizerSpec("galore_adafactor", 1, 4, factored=True, needs="galore_torch"),
@@ -98,11 +99,21 @@ _SPECS = [
 
 OPTIMIZERS: dict[str, OptimizerSpec] = {s.name: s for s in _SPECS}
 _ALIASES = {
-    "adamw": "adamw_torch", "adam": "adamw_torch", "torch.optim.adamw": "adamw_torch", "adamw_torch_foreach":
-    "adamw_torch", "fused_adamw": "adamw_torch_fused", "adamw8bit": "adamw_bnb_8bit", "adamw_8bit_bnb":
-    "adamw_bnb_8bit", "pagedadamw8bit": "paged_adamw_8bit", "paged_adamw8bit": "paged_adamw_8bit",
-    "bnb.optim.adamw8bit": "adamw_bnb_8bit", "bnb.optim.pagedadamw8bit": "paged_adamw_8bit",
-    "adamw_bnb": "adamw_bnb_8bit", "lion": "lion_32bit", "adam8bit": "adamw_bnb_8bit", "sgd_nesterov": "sgd_momentum",
+    "adamw": "adamw_torch",
+    "adam": "adamw_torch",
+    "torch.optim.adamw": "adamw_torch",
+    "adamw_torch_foreach": "adamw_torch",
+    "fused_adamw": "adamw_torch_fused",
+    "adamw8bit": "adamw_bnb_8bit",
+    "adamw_8bit_bnb": "adamw_bnb_8bit",
+    "pagedadamw8bit": "paged_adamw_8bit",
+    "paged_adamw8bit": "paged_adamw_8bit",
+    "bnb.optim.adamw8bit": "adamw_bnb_8bit",
+    "bnb.optim.pagedadamw8bit": "paged_adamw_8bit",
+    "adamw_bnb": "adamw_bnb_8bit",
+    "lion": "lion_32bit",
+    "adam8bit": "adamw_bnb_8bit",
+    "sgd_nesterov": "sgd_momentum",
 }
 
 

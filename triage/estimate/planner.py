@@ -91,8 +91,13 @@ def _merge(combo: Sequence[Remedy]) -> dict[str, Any]:
     return merged
 
 
-def plan(facts: FactSet | Mapping[str, Any], remedies: Iterable[Remedy], headroom: float = DEFAULT_HEADROOM,
-         arch: Architecture | None = None, max_remedies: int = 4) -> Plan:
+def plan(
+    facts: FactSet | Mapping[str, Any],
+    remedies: Iterable[Remedy],
+    headroom: float = DEFAULT_HEADROOM,
+    arch: Architecture | None = None,
+    max_remedies: int = 4,
+) -> Plan:
     """The cheapest combination of ``remedies`` that fits the GPU with ``headroom`` to spare."""
     if not 0 <= headroom < 1:
         raise ValueError(f"headroom is a fraction of the GPU's memory in [0, 1); got {headroom}")
@@ -129,6 +134,8 @@ def plan(facts: FactSet | Mapping[str, Any], remedies: Iterable[Remedy], headroo
     if best is None:
         return Plan(before, before, (), target, headroom, False, savings, skipped)
     after, combo = best
-    steps = tuple(PlanStep(r.id, dict(r.changes), savings[r.id], remedy_cost(r))
-                  for r in sorted(combo, key=lambda r: -savings[r.id]))
+    steps = tuple(
+        PlanStep(r.id, dict(r.changes), savings[r.id], remedy_cost(r))
+        for r in sorted(combo, key=lambda r: -savings[r.id])
+    )
     return Plan(before, after, steps, target, headroom, after.device_total.expected <= target, savings, skipped)

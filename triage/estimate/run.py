@@ -157,8 +157,21 @@ def as_int(value: Any, name: str, minimum: int = 0) -> int:
 
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
-_UNITS = {"": 1, "b": 1, "kb": 1000, "kib": 1024, "k": 1024, "mb": 1000**2, "mib": 1024**2, "m": 1024**2,
-          "gb": 1000**3, "gib": 1024**3, "g": 1024**3, "tb": 1000**4, "tib": 1024**4}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 1000,
+    "kib": 1024,
+    "k": 1024,
+    "mb": 1000**2,
+    "mib": 1024**2,
+    "m": 1024**2,
+    "gb": 1000**3,
+    "gib": 1024**3,
+    "g": 1024**3,
+    "tb": 1000**4,
+    "tib": 1024**4,
+}
 
 
 def as_bytes(value: Any, name: str) -> int:
@@ -173,8 +186,18 @@ def as_bytes(value: Any, name: str) -> int:
 
 def as_dtype(value: Any) -> str | None:
     low = str(value).strip().lower().replace("torch.", "")
-    table = {"fp32": "fp32", "float32": "fp32", "float": "fp32", "32": "fp32", "fp16": "fp16", "float16": "fp16",
-             "half": "fp16", "16": "fp16", "bf16": "bf16", "bfloat16": "bf16"}
+    table = {
+        "fp32": "fp32",
+        "float32": "fp32",
+        "float": "fp32",
+        "32": "fp32",
+        "fp16": "fp16",
+        "float16": "fp16",
+        "half": "fp16",
+        "16": "fp16",
+        "bf16": "bf16",
+        "bfloat16": "bf16",
+    }
     return table.get(low)
 
 
@@ -189,9 +212,14 @@ def split_modules(value: Any) -> tuple[str, ...]:
 
 #: peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING, by layout.
 DEFAULT_LORA_TARGETS = {
-    "llama": ("q_proj", "v_proj"), "phi3": ("qkv_proj",), "neox": ("query_key_value",),
-    "falcon": ("query_key_value",), "phi": ("q_proj", "v_proj"), "gpt2": ("c_attn",),
-    "chatglm": ("query_key_value",), "baichuan": ("W_pack",),
+    "llama": ("q_proj", "v_proj"),
+    "phi3": ("qkv_proj",),
+    "neox": ("query_key_value",),
+    "falcon": ("query_key_value",),
+    "phi": ("q_proj", "v_proj"),
+    "gpt2": ("c_attn",),
+    "chatglm": ("query_key_value",),
+    "baichuan": ("W_pack",),
 }
 
 _OPTIMIZERS_4_31 = "adamw_hf"
@@ -217,13 +245,15 @@ def default_optimizer(tf: Version | None) -> tuple[str, str]:
     return "adamw_torch", "HF Trainer default since transformers 4.32 (PR #25109)"
 
 
-def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None,
-                         notes: list[Assumption]) -> Architecture:
+def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, notes: list[Assumption]) -> Architecture:
     """The architecture from an explicit one, the model name, the parameter count, or dimension facts."""
     raw = {
-        "hidden": values.get("hidden_size"), "layers": values.get("num_layers"),
-        "heads": values.get("num_attention_heads"), "kv_heads": values.get("num_kv_heads"),
-        "intermediate": values.get("intermediate_size"), "vocab": values.get("vocab_size"),
+        "hidden": values.get("hidden_size"),
+        "layers": values.get("num_layers"),
+        "heads": values.get("num_attention_heads"),
+        "kv_heads": values.get("num_kv_heads"),
+        "intermediate": values.get("intermediate_size"),
+        "vocab": values.get("vocab_size"),
     }
     dims: dict[str, int] = {k: as_int(v, k, 1) for k, v in raw.items() if v is not None}
     if arch is None and values.get("model_name"):
@@ -231,31 +261,58 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None,
         if arch is None and not {"hidden", "layers", "heads"} <= set(dims):
             if values.get("model_params_b"):
                 arch = nearest_by_params(float(values["model_params_b"]))
-                notes.append(Assumption("model_name", arch.name,
-                                        f"{values['model_name']!r} is not a bundled preset; sized as the Llama-family "
-                                        f"preset closest to {values['model_params_b']}B parameters"))
+                notes.append(
+                    Assumption(
+                        "model_name",
+                        arch.name,
+                        f"{values['model_name']!r} is not a bundled preset; sized as the Llama-family "
+                        f"preset closest to {values['model_params_b']}B parameters",
+                    )
+                )
             else:
-                raise ModelUnknown(f"unknown model {values['model_name']!r}: give a preset name (`triage estimate "
-                               "--list-models`), a config.json, or model_params_b")
+                raise ModelUnknown(
+                    f"unknown model {values['model_name']!r}: give a preset name (`triage estimate "
+                    "--list-models`), a config.json, or model_params_b"
+                )
     if arch is None and values.get("model_params_b") and not {"hidden", "layers", "heads"} <= set(dims):
         arch = nearest_by_params(float(values["model_params_b"]))
-        notes.append(Assumption("model_name", arch.name,
-                                f"model unknown; sized as the Llama-family preset closest to "
-                                f"{values['model_params_b']}B parameters"))
+        notes.append(
+            Assumption(
+                "model_name",
+                arch.name,
+                f"model unknown; sized as the Llama-family preset closest to {values['model_params_b']}B parameters",
+            )
+        )
     if arch is None:
         if not {"hidden", "layers", "heads"} <= set(dims):
-            raise ModelUnknown("the model is unknown: give model_name (a preset or HF id), a config.json, "
-                           "model_params_b, or hidden_size, num_layers and num_attention_heads")
+            raise ModelUnknown(
+                "the model is unknown: give model_name (a preset or HF id), a config.json, "
+                "model_params_b, or hidden_size, num_layers and num_attention_heads"
+            )
         hidden = dims["hidden"]
         inter = dims.get("intermediate", int(8 * hidden / 3))
         vocab = dims.get("vocab", 32000)
         if "vocab" not in dims:
             notes.append(Assumption("vocab_size", 32000, "not given; Llama-2's vocabulary"))
-        arch = Architecture(id="custom", name="custom (from facts)", layout="llama", hidden=hidden,
-                            layers=dims["layers"], heads=dims["heads"], kv_heads=dims.get("kv_heads", dims["heads"]),
-                            intermediate=inter, vocab=vocab, source="facts")
-        notes.append(Assumption("architecture", "llama-like", "built from dimension facts: a Llama-style decoder "
-                                "(SwiGLU MLP, RMSNorm, untied embeddings)"))
+        arch = Architecture(
+            id="custom",
+            name="custom (from facts)",
+            layout="llama",
+            hidden=hidden,
+            layers=dims["layers"],
+            heads=dims["heads"],
+            kv_heads=dims.get("kv_heads", dims["heads"]),
+            intermediate=inter,
+            vocab=vocab,
+            source="facts",
+        )
+        notes.append(
+            Assumption(
+                "architecture",
+                "llama-like",
+                "built from dimension facts: a Llama-style decoder (SwiGLU MLP, RMSNorm, untied embeddings)",
+            )
+        )
         return arch
     return with_dims(arch, dims)
 
@@ -287,8 +344,16 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
 
     # quantization and method
     quant = str(v.get("quantization", "none")).lower().replace("-", "")
-    quant = {"4": "4bit", "8": "8bit", "int4": "4bit", "int8": "8bit", "nf4": "4bit", "fp4": "4bit",
-             "false": "none", "no": "none"}.get(quant, quant)
+    quant = {
+        "4": "4bit",
+        "8": "8bit",
+        "int4": "4bit",
+        "int8": "8bit",
+        "nf4": "4bit",
+        "fp4": "4bit",
+        "false": "none",
+        "no": "none",
+    }.get(quant, quant)
     if quant not in ("none", "8bit", "4bit"):
         raise RunError(f"quantization must be none, 8bit or 4bit; got {v['quantization']!r}")
     method = str(v["finetune_method"]).lower() if v.get("finetune_method") else None
@@ -322,8 +387,12 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
             guess = "bf16" if bf16_ok else "fp16"
             if mp in ("fp16", "bf16"):
                 guess = mp
-            wd = assume("torch_dtype", guess, "not given; assumed 16-bit. If from_pretrained gets no torch_dtype, "
-                        "transformers < 5 loads fp32 and the weights double: say torch_dtype=fp32")
+            wd = assume(
+                "torch_dtype",
+                guess,
+                "not given; assumed 16-bit. If from_pretrained gets no torch_dtype, "
+                "transformers < 5 loads fp32 and the weights double: say torch_dtype=fp32",
+            )
     if mp in (None, "", "none"):
         mp = assume("mixed_precision", "no", "not given; no autocast")
     compute = wd if mp == "no" else ("bf16" if mp == "bf16" else "fp16")
@@ -349,8 +418,11 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
             targets = tuple(lin.name for lin in a.linears())
     lora_dropout = float(v.get("lora_dropout", 0.0) or 0.0)
     mts = split_modules(v["modules_to_save"]) if v.get("modules_to_save") is not None else ()
-    prepare = (as_bool(v["prepare_kbit_training"], "prepare_kbit_training") if "prepare_kbit_training" in v
-               else (quant != "none"))
+    prepare = (
+        as_bool(v["prepare_kbit_training"], "prepare_kbit_training")
+        if "prepare_kbit_training" in v
+        else (quant != "none")
+    )
     if "prepare_kbit_training" not in v and quant != "none":
         assume("prepare_kbit_training", True, "the usual QLoRA recipe calls prepare_model_for_kbit_training")
 
@@ -387,8 +459,12 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
         gc = assume("gradient_checkpointing", False, "HF TrainingArguments default")
     if "attn_implementation" in v:
         attn = str(v["attn_implementation"]).lower()
-        attn = {"flash_attention": "flash_attention_2", "fa2": "flash_attention_2", "flash": "flash_attention_2",
-                "flash_attn": "flash_attention_2"}.get(attn, attn)
+        attn = {
+            "flash_attention": "flash_attention_2",
+            "fa2": "flash_attention_2",
+            "flash": "flash_attention_2",
+            "flash_attn": "flash_attention_2",
+        }.get(attn, attn)
         if attn not in ("eager", "sdpa", "flash_attention_2", "xformers"):
             raise RunError(f"attn_implementation must be eager, sdpa, flash_attention_2 or xformers; got {attn!r}")
     elif a.default_attn:
@@ -414,8 +490,9 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
     eval_batch = as_int(v.get("eval_batch_size", 8), "eval_batch_size", 1)
     if phase != "training" and "eval_batch_size" not in v:
         assume("eval_batch_size", 8, "HF TrainingArguments default per_device_eval_batch_size=8")
-    eas = as_int(v["eval_accumulation_steps"], "eval_accumulation_steps", 1) if v.get(
-        "eval_accumulation_steps") else None
+    eas = (
+        as_int(v["eval_accumulation_steps"], "eval_accumulation_steps", 1) if v.get("eval_accumulation_steps") else None
+    )
     compute_metrics = as_bool(v.get("compute_metrics", False), "compute_metrics")
     preprocess = as_bool(v.get("preprocess_logits", False), "preprocess_logits")
     eval_samples = as_int(v.get("eval_samples", 1000), "eval_samples", 1)
@@ -435,11 +512,11 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
     if zero is not None and zero > 3:
         raise RunError(f"zero_stage must be 0-3; got {zero}")
     if dist == "none" and (zero or offload):
-        dist = assume("distributed", "deepspeed", "ZeRO stage or offload given, so DeepSpeed (ZeRO-Offload also "
-                      "runs on one GPU)")
+        dist = assume(
+            "distributed", "deepspeed", "ZeRO stage or offload given, so DeepSpeed (ZeRO-Offload also runs on one GPU)"
+        )
     if dist == "deepspeed" and zero is None:
-        zero = assume("zero_stage", 2, "DeepSpeed without a stage given; ZeRO-2 is the "
-                      "most common config")
+        zero = assume("zero_stage", 2, "DeepSpeed without a stage given; ZeRO-2 is the most common config")
     if dist == "fsdp" and zero is None:
         zero = assume("zero_stage", 3, "FSDP FULL_SHARD (the default sharding strategy), sized like ZeRO-3")
     if dist in ("none", "ddp", "model_parallel"):
@@ -457,16 +534,49 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
     fused = as_bool(v.get("fused_loss", False), "fused_loss")
     in_bwd = as_bool(v.get("optimizer_in_backward", False), "optimizer_in_backward")
     if attn == "flash_attention_2" and cc is not None and cc < 8.0:
-        notes.append(Assumption("attn_implementation", attn, "FlashAttention-2 needs compute capability >= 8.0; "
-                                "this GPU cannot run it"))
+        notes.append(
+            Assumption(
+                "attn_implementation", attn, "FlashAttention-2 needs compute capability >= 8.0; this GPU cannot run it"
+            )
+        )
     return Run(
-        arch=a, gpu=gpu, capacity_bytes=capacity, weight_dtype=wd, compute_dtype=compute, quantization=quant,
-        double_quant=double_quant, method=method, lora_r=lora_r, lora_targets=tuple(targets),
-        lora_dropout=lora_dropout, modules_to_save=mts, prepare_kbit=prepare,
-        batch=batch, seq=seq, grad_accum=grad_accum, gc=gc, attn=attn, optimizer=optimizer, fused_loss=fused,
-        optimizer_in_backward=in_bwd, phase=phase, eval_batch=eval_batch, eval_accumulation_steps=eas,
-        compute_metrics=compute_metrics, preprocess_logits=preprocess, eval_samples=eval_samples,
-        max_new_tokens=max_new, num_beams=beams, distributed=dist, zero_stage=zero, offload=offload,
-        gpu_count=count, expandable_segments=oom_exp, padded=padded, other_process_bytes=other,
-        transformers_version=tf, trainable_override=trainable, assumptions=tuple(notes),
+        arch=a,
+        gpu=gpu,
+        capacity_bytes=capacity,
+        weight_dtype=wd,
+        compute_dtype=compute,
+        quantization=quant,
+        double_quant=double_quant,
+        method=method,
+        lora_r=lora_r,
+        lora_targets=tuple(targets),
+        lora_dropout=lora_dropout,
+        modules_to_save=mts,
+        prepare_kbit=prepare,
+        batch=batch,
+        seq=seq,
+        grad_accum=grad_accum,
+        gc=gc,
+        attn=attn,
+        optimizer=optimizer,
+        fused_loss=fused,
+        optimizer_in_backward=in_bwd,
+        phase=phase,
+        eval_batch=eval_batch,
+        eval_accumulation_steps=eas,
+        compute_metrics=compute_metrics,
+        preprocess_logits=preprocess,
+        eval_samples=eval_samples,
+        max_new_tokens=max_new,
+        num_beams=beams,
+        distributed=dist,
+        zero_stage=zero,
+        offload=offload,
+        gpu_count=count,
+        expandable_segments=oom_exp,
+        padded=padded,
+        other_process_bytes=other,
+        transformers_version=tf,
+        trainable_override=trainable,
+        assumptions=tuple(notes),
     )

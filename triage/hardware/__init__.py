@@ -18,6 +18,14 @@ from triage.hardware.gpus import (
 )
 
 __all__ = [
-    "USABLE_RATIO", "CatalogueError", "Gpu", "Mention", "find_gpu", "find_mention", "gpu_presets", "mentions",
-    "model_patterns", "usable_bytes",
+    "USABLE_RATIO",
+    "CatalogueError",
+    "Gpu",
+    "Mention",
+    "find_gpu",
+    "find_mention",
+    "gpu_presets",
+    "mentions",
+    "model_patterns",
+    "usable_bytes",
 ]

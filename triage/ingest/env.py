@@ -185,8 +185,9 @@ class EnvReader:
         if self._in_smi and text.startswith("|"):
             m = _SMI_PROCESS.match(text)
             if m:
-                self.processes.append((int(m.group(1)), int(m.group(2)), m.group(4).strip(),
-                                       int(m.group(5)) * 1024**2, number))
+                self.processes.append(
+                    (int(m.group(1)), int(m.group(2)), m.group(4).strip(), int(m.group(5)) * 1024**2, number)
+                )
                 return
             m = _SMI_GPU.match(text)
             if m and "MiB" not in text:
@@ -244,28 +245,53 @@ class EnvReader:
             return out
         first = self.gpus[min(self.gpus)]
         out.append(Found("gpu_name", first.name, first.line, excerpt(first.text)))
-        out.append(Found("gpu_count", len(self.gpus), first.line, excerpt(first.text),
-                         f"{len(self.gpus)} GPU(s) listed"))
+        out.append(
+            Found("gpu_count", len(self.gpus), first.line, excerpt(first.text), f"{len(self.gpus)} GPU(s) listed")
+        )
         mention = find_mention(first.name)
         gpu = mention.gpu if mention is not None else None
         if first.total is not None:
             out.append(Found("gpu_memory_bytes", first.total, first.memory_line, excerpt(first.text)))
         elif gpu is not None:
-            said = ("the memory in the GPU's name" if mention is not None and mention.stated_gb
-                    else f"the memory of a {gpu.name}")
-            out.append(Found("gpu_memory_bytes", gpu.total_bytes, first.line, excerpt(first.text),
-                             f"{said}: {gpu.memory_mib} MiB as nvidia-smi shows it"))
+            said = (
+                "the memory in the GPU's name"
+                if mention is not None and mention.stated_gb
+                else f"the memory of a {gpu.name}"
+            )
+            out.append(
+                Found(
+                    "gpu_memory_bytes",
+                    gpu.total_bytes,
+                    first.line,
+                    excerpt(first.text),
+                    f"{said}: {gpu.memory_mib} MiB as nvidia-smi shows it",
+                )
+            )
         if "compute_capability" not in self.found and mention is not None and mention.capability is not None:
-            out.append(Found("compute_capability", mention.capability, first.line, excerpt(first.text),
-                             f"the compute capability of a {mention.model}"))
+            out.append(
+                Found(
+                    "compute_capability",
+                    mention.capability,
+                    first.line,
+                    excerpt(first.text),
+                    f"the compute capability of a {mention.model}",
+                )
+            )
         if self.processes and first.total is not None:
             mine = [p for p in self.processes if p[0] == first.index]
             others = [p for p in mine if not _TRAINING_PROCESS.search(p[2])]
             skipped = [p[2] for p in mine if _TRAINING_PROCESS.search(p[2])]
             note = f"not counting {', '.join(skipped)} (taken to be the training itself)" if skipped else None
             line = mine[0][4] if mine else (first.memory_line or first.line)
-            out.append(Found("other_process_bytes", sum(p[3] for p in others), line,
-                             excerpt("; ".join(f"{p[2]} {p[3] // 1024**2}MiB" for p in mine)), note))
+            out.append(
+                Found(
+                    "other_process_bytes",
+                    sum(p[3] for p in others),
+                    line,
+                    excerpt("; ".join(f"{p[2]} {p[3] // 1024**2}MiB" for p in mine)),
+                    note,
+                )
+            )
         return out
 
 

@@ -40,11 +40,16 @@ class Conflict:
     dropped: Fact
 
     def describe(self) -> str:
-        why = "said later" if RANK[self.kept.source.kind] == RANK[self.dropped.source.kind] else (
-            f"{self.kept.source.kind} beats {self.dropped.source.kind}")
-        return (f"{self.name}: {self.kept.source.describe()} says {self.kept.value}, "
-                f"{self.dropped.source.describe()} says {self.dropped.value}; "
-                f"believed {self.kept.source.describe()} ({why})")
+        why = (
+            "said later"
+            if RANK[self.kept.source.kind] == RANK[self.dropped.source.kind]
+            else (f"{self.kept.source.kind} beats {self.dropped.source.kind}")
+        )
+        return (
+            f"{self.name}: {self.kept.source.describe()} says {self.kept.value}, "
+            f"{self.dropped.source.describe()} says {self.dropped.value}; "
+            f"believed {self.kept.source.describe()} ({why})"
+        )
 
 
 @dataclass(frozen=True)
@@ -168,8 +173,13 @@ def gather(
         if kind == "log":
             reading = read_log_lines(iter_file_lines(path))
             take(reading.found, "log", name)
-            take(read_lines((ln.number, ln.text) for w in reading.digest.windows[-1:] for ln in w
-                            if "Traceback" not in ln.text), "log", name)
+            take(
+                read_lines(
+                    (ln.number, ln.text) for w in reading.digest.windows[-1:] for ln in w if "Traceback" not in ln.text
+                ),
+                "log",
+                name,
+            )
             excerpts.append(reading.excerpt)
             read_as.append((name, "log"))
             if reading.digest.lines_read == 0:

@@ -111,13 +111,13 @@ def _iter_stream(binary: BinaryIO, encoding: str) -> Iterator[tuple[int, str]]:
             number += 1
             yield from _segments(number, _overlong(long_head, long_tail + text[:cut], newline=True))
             long_head, long_tail = None, ""
-            text = text[cut + 1:]
+            text = text[cut + 1 :]
         text = carry + text
         cut = text.rfind("\n")
         if cut < 0:
             complete, carry = None, text
         else:
-            complete, carry = text[:cut], text[cut + 1:]
+            complete, carry = text[:cut], text[cut + 1 :]
         if complete is not None:
             lines = complete.split("\n")
             if max(map(len, lines)) < MAX_LINE:

@@ -44,13 +44,17 @@ def expandable_segments(lines: Iterable[Line]) -> Found | None:
     for line in lines:
         m = _EXPANDABLE.search(line.text)
         if m:
-            result = Found("expandable_segments", m.group(1).lower() in ("true", "1"), line.number,
-                           excerpt(line.text))
+            result = Found("expandable_segments", m.group(1).lower() in ("true", "1"), line.number, excerpt(line.text))
             continue
         conf = _ALLOC_CONF.search(line.text)
         if conf and conf.group(1) and not conf.group(1).startswith("$"):
-            result = Found("expandable_segments", False, line.number, excerpt(line.text),
-                           "PYTORCH_CUDA_ALLOC_CONF is set without expandable_segments")
+            result = Found(
+                "expandable_segments",
+                False,
+                line.number,
+                excerpt(line.text),
+                "PYTORCH_CUDA_ALLOC_CONF is set without expandable_segments",
+            )
     return result
 
 
@@ -80,8 +84,15 @@ def read_log_lines(lines: Iterable[tuple[int, str]]) -> LogReading:
         if tracebacks:
             last = tracebacks[-1]
             error_line = last[-1].number
-            found.append(Found("error_kind", "other", last[-1].number, excerpt(last[-1].text),
-                               "a traceback without an out-of-memory message"))
+            found.append(
+                Found(
+                    "error_kind",
+                    "other",
+                    last[-1].number,
+                    excerpt(last[-1].text),
+                    "a traceback without an out-of-memory message",
+                )
+            )
     found += phase.findings(digest, error_line)
     es = expandable_segments(digest.alloc_conf)
     if es is not None:

@@ -116,9 +116,25 @@ CLUE = re.compile(
 _CLUE_WORDS = ("*****", "aving", "oading", "erg", "valuat", "enerat")
 #: Every literal that one of the rarer checks (error trigger, step, memory, phase clue, allocator
 #: setting) needs; a segment without any of them skips those checks.
-_RARE = re.compile("|".join(re.escape(w) for w in (
-    *_TRIGGER_WORDS, "tep", "STEP", "步", "em", "EM", "VRAM", "vram", "显存", *_CLUE_WORDS, "ALLOC_CONF",
-    "expandable_segments")))
+_RARE = re.compile(
+    "|".join(
+        re.escape(w)
+        for w in (
+            *_TRIGGER_WORDS,
+            "tep",
+            "STEP",
+            "步",
+            "em",
+            "EM",
+            "VRAM",
+            "vram",
+            "显存",
+            *_CLUE_WORDS,
+            "ALLOC_CONF",
+            "expandable_segments",
+        )
+    )
+)
 _HINT = re.compile(r"try setting (?:PYTORCH_CUDA_ALLOC_CONF=)?expandable_segments", re.IGNORECASE)
 
 
@@ -265,8 +281,10 @@ class LogScanner:
         return LogDigest(
             head=tuple(self._head),
             windows=(*self._first, *self._last),
-            bars=tuple(Progress(number, desc, int(m.group(2)), int(m.group(3)), m.string)
-                       for number, desc, m in self._bars.values()),
+            bars=tuple(
+                Progress(number, desc, int(m.group(2)), int(m.group(3)), m.string)
+                for number, desc, m in self._bars.values()
+            ),
             steps=tuple(self._steps),
             progress_lines=tuple(Line(n, t) for n, t in self._progress_lines),
             memory={k: tuple(v) for k, v in self._memory.items()},

@@ -47,15 +47,26 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"OutOfMemoryError"), "cuda_oom", "torch"),
     (re.compile(r"cuda runtime error \(2\) : out of memory|THCudaCheck FAIL.*out of memory"), "cuda_oom", "legacy"),
     (re.compile(r"CUDA error: out of memory|Cuda failure '?out of memory"), "cuda_oom", "cuda"),
-    (re.compile(r"Error out of memory at line \d+ in file \S*(?:bitsandbytes|pythonInterface|ops)\S*"),
-     "cuda_oom", "bitsandbytes"),
+    (
+        re.compile(r"Error out of memory at line \d+ in file \S*(?:bitsandbytes|pythonInterface|ops)\S*"),
+        "cuda_oom",
+        "bitsandbytes",
+    ),
     (re.compile(r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)"), "host_oom", "cpu-allocator"),
     (re.compile(r"\bMemoryError\b"), "host_oom", "python"),
-    (re.compile(r"oom[-_]kill|OOMKilled|Out of memory: Kill(?:ed)? process|Memory cgroup out of memory"),
-     "host_oom", "oom-killer"),
-    (re.compile(r"exit\s?code\s*[:=]?\s*-9\b|exit (?:status|code):?\s*(?:-9|137)\b|return\s?code\s*[:=]?\s*-9\b"
-                r"|exitcode\s*:\s*-9\b|died with <Signals\.SIGKILL: 9>|signal 9 \(SIGKILL\)|Signal 9 \(SIGKILL\)"),
-     "host_oom", "sigkill"),
+    (
+        re.compile(r"oom[-_]kill|OOMKilled|Out of memory: Kill(?:ed)? process|Memory cgroup out of memory"),
+        "host_oom",
+        "oom-killer",
+    ),
+    (
+        re.compile(
+            r"exit\s?code\s*[:=]?\s*-9\b|exit (?:status|code):?\s*(?:-9|137)\b|return\s?code\s*[:=]?\s*-9\b"
+            r"|exitcode\s*:\s*-9\b|died with <Signals\.SIGKILL: 9>|signal 9 \(SIGKILL\)|Signal 9 \(SIGKILL\)"
+        ),
+        "host_oom",
+        "sigkill",
+    ),
     (re.compile(r"^\s*Killed\s*$|^\s*Killed\s+\S|\d+\s+Killed\s+\S|: Killed$"), "host_oom", "killed"),
 )
 
@@ -113,7 +124,7 @@ def parse_message(text: str, line: int | None = None) -> OomReport | None:
         return None
     start, kind, label = best
     flat = " ".join(text.split())
-    report = OomReport(kind, label, line, excerpt(text[max(0, start - 40):]))
+    report = OomReport(kind, label, line, excerpt(text[max(0, start - 40) :]))
     if kind == "cuda_oom":
         return _cuda_numbers(report, flat)
     if label == "cpu-allocator":
@@ -131,8 +142,11 @@ def _replace(report: OomReport, **changes: object) -> OomReport:
 
 def _cuda_numbers(report: OomReport, flat: str) -> OomReport:
     requested = _first(r"Tried to allocate " + SIZE, flat)
-    hint = "expandable_segments" if "expandable_segments" in flat else (
-        "max_split_size_mb" if "max_split_size_mb" in flat else None)
+    hint = (
+        "expandable_segments"
+        if "expandable_segments" in flat
+        else ("max_split_size_mb" if "max_split_size_mb" in flat else None)
+    )
     if report.label == "mps":
         allocated = _first(r"MPS allocated: " + SIZE, flat)
         allowed = _first(r"max allowed: " + SIZE, flat)

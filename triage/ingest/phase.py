@@ -20,26 +20,50 @@ from triage.ingest.logscan import Line, LogDigest, MemorySample, Progress
 #: Markers of each phase in traceback frames (function names or code), strongest phase first.
 PHASE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("merging", re.compile(r"\bmerge_and_unload\b|\bmerge_adapter\b|\b_unload_and_optionally_merge\b|\bmerge\(")),
-    ("saving", re.compile(
-        r"\bsave_pretrained\b|\bsave_model\b|\b_save_checkpoint\b|\b_save\b|\bsave_state\b|\bsave_checkpoint\b"
-        r"|\bsafe_save_file\b|\btorch\.save\b|\bconsolidated_state_dict\b|\b_zero3_consolidated_16bit_state_dict\b")),
-    ("loading", re.compile(
-        r"\bfrom_pretrained\b|\bload_state_dict\b|\b_load_from_checkpoint\b|\b_load_optimizer_and_scheduler\b"
-        r"|\bload_checkpoint\b|\b_load_pretrained_model\b|\bload_checkpoint_and_dispatch\b|\bload_model\b"
-        r"|\bdispatch_model\b|\bprepare_model_for_kbit_training\b|\bget_peft_model\b|\bmodel\.to\(|\.cuda\(\)")),
-    ("generation", re.compile(
-        r"\bgenerate\b|\b_sample\b|\bbeam_search\b|\bgreedy_search\b|\b_beam_search\b|\bcontrastive_search\b"
-        r"|\b_generate_and_score_completions\b")),
-    ("evaluation", re.compile(
-        r"\bevaluate\b|\bevaluation_loop\b|\bprediction_step\b|\bprediction_loop\b|\bpredict\b|\b_evaluate\b"
-        r"|\beval_step\b|\bvalidation_step\b")),
-    ("optimizer", re.compile(
-        r"optimizer\.step\(|\boptimizer_step\b|torch/optim/|\b_init_group\b|\b_multi_tensor_adamw?\b"
-        r"|\b_single_tensor_adamw?\b|\b_fused_adamw?\b|bitsandbytes/optim/|\bupdate_step\b|\binit_state\b"
-        r"|\bscaler\.step\(|stage_1_and_2\.py\", line \d+, in step|stage3\.py\", line \d+, in step")),
-    ("backward", re.compile(
-        r"\bbackward\b|\b_engine_run_backward\b|\brun_backward\b|torch/autograd/__init__\.py|\bunpack_hook\b"
-        r"|\brecompute_fn\b")),
+    (
+        "saving",
+        re.compile(
+            r"\bsave_pretrained\b|\bsave_model\b|\b_save_checkpoint\b|\b_save\b|\bsave_state\b|\bsave_checkpoint\b"
+            r"|\bsafe_save_file\b|\btorch\.save\b|\bconsolidated_state_dict\b|\b_zero3_consolidated_16bit_state_dict\b"
+        ),
+    ),
+    (
+        "loading",
+        re.compile(
+            r"\bfrom_pretrained\b|\bload_state_dict\b|\b_load_from_checkpoint\b|\b_load_optimizer_and_scheduler\b"
+            r"|\bload_checkpoint\b|\b_load_pretrained_model\b|\bload_checkpoint_and_dispatch\b|\bload_model\b"
+            r"|\bdispatch_model\b|\bprepare_model_for_kbit_training\b|\bget_peft_model\b|\bmodel\.to\(|\.cuda\(\)"
+        ),
+    ),
+    (
+        "generation",
+        re.compile(
+            r"\bgenerate\b|\b_sample\b|\bbeam_search\b|\bgreedy_search\b|\b_beam_search\b|\bcontrastive_search\b"
+            r"|\b_generate_and_score_completions\b"
+        ),
+    ),
+    (
+        "evaluation",
+        re.compile(
+            r"\bevaluate\b|\bevaluation_loop\b|\bprediction_step\b|\bprediction_loop\b|\bpredict\b|\b_evaluate\b"
+            r"|\beval_step\b|\bvalidation_step\b"
+        ),
+    ),
+    (
+        "optimizer",
+        re.compile(
+            r"optimizer\.step\(|\boptimizer_step\b|torch/optim/|\b_init_group\b|\b_multi_tensor_adamw?\b"
+            r"|\b_single_tensor_adamw?\b|\b_fused_adamw?\b|bitsandbytes/optim/|\bupdate_step\b|\binit_state\b"
+            r"|\bscaler\.step\(|stage_1_and_2\.py\", line \d+, in step|stage3\.py\", line \d+, in step"
+        ),
+    ),
+    (
+        "backward",
+        re.compile(
+            r"\bbackward\b|\b_engine_run_backward\b|\brun_backward\b|torch/autograd/__init__\.py|\bunpack_hook\b"
+            r"|\brecompute_fn\b"
+        ),
+    ),
     ("forward", re.compile(r"\bforward\b|\b_call_impl\b|\b_wrapped_call_impl\b|\bcompute_loss\b|\btraining_step\b")),
 )
 
@@ -77,8 +101,9 @@ def traceback_frames(window: Sequence[Line], until: int | None = None) -> list[t
             start = i
     frames: list[tuple[int, str]] = []
     if start is None:  # a pasted tail of a traceback: its frames without the header
-        return [(ln.number, ln.text) for ln in window
-                if (until is None or ln.number <= until) and _FRAME.search(ln.text)]
+        return [
+            (ln.number, ln.text) for ln in window if (until is None or ln.number <= until) and _FRAME.search(ln.text)
+        ]
     for line in window[start + 1 :]:
         if until is not None and line.number > until:
             break

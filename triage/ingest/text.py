@@ -38,12 +38,25 @@ _INLINE = re.compile(
     r"(?:(?:\s*[=:：]\s*|\s+)(?!-)([\w./+\-\[\],'\"]+))?",
     _I,
 )
-_BOOL_FLAG = {"gradient_checkpointing", "disable_gradient_checkpointing", "packing", "sample_packing",
-              "group_by_length", "load_in_4bit", "load_in_8bit", "bf16", "fp16", "do_eval", "use_cache"}
+_BOOL_FLAG = {
+    "gradient_checkpointing",
+    "disable_gradient_checkpointing",
+    "packing",
+    "sample_packing",
+    "group_by_length",
+    "load_in_4bit",
+    "load_in_8bit",
+    "bf16",
+    "fp16",
+    "do_eval",
+    "use_cache",
+}
 
 _SKIP_LINE = re.compile(r"^\s*File \"|^\s*│|Traceback \(most")
 #: Where a pasted OOM message starts; the user's own words before it on the same line are still read.
-_OOM_START = re.compile(r"(?:torch\.)?(?:cuda\.)?OutOfMemoryError|CUDA out of memory|Tried to allocate|total capacity|already allocated")
+_OOM_START = re.compile(
+    r"(?:torch\.)?(?:cuda\.)?OutOfMemoryError|CUDA out of memory|Tried to allocate|total capacity|already allocated"
+)
 _HINT = re.compile(r"If reserved (?:but unallocated )?memory is [^.]*?(?:try setting|try)[^.]*\.(?:\s*See[^.]*\.)?", _I)
 
 _NEGATE = re.compile(
@@ -69,17 +82,39 @@ class Toggle:
 
 
 TOGGLES = (
-    Toggle(re.compile(r"gradient[ _-]?checkpoint(?:ing|s)?|grad(?:ient)?[ _-]?ckpt|activation[ _-]checkpointing|"
-                      r"梯度检查点|梯度checkpoint", _I),
-           "gradient checkpointing", [("gradient_checkpointing", True)], [("gradient_checkpointing", False)]),
-    Toggle(re.compile(r"expandable[ _]segments(?::\s*true)?", _I), "expandable segments",
-           [("expandable_segments", True)], [("expandable_segments", False)]),
-    Toggle(re.compile(r"\b(?:sample[ _])?packing\b|序列打包|样本打包", _I), None, [("packing", True)], [("packing", False)]),
-    Toggle(re.compile(r"flash[ _-]?attn(?:[ _-]?2)?|flash[ _-]?attention(?:[ _-]?2)?|\bfa2\b", _I), "flash attention",
-           [("attn_implementation", "flash_attention_2")], []),
+    Toggle(
+        re.compile(
+            r"gradient[ _-]?checkpoint(?:ing|s)?|grad(?:ient)?[ _-]?ckpt|activation[ _-]checkpointing|"
+            r"梯度检查点|梯度checkpoint",
+            _I,
+        ),
+        "gradient checkpointing",
+        [("gradient_checkpointing", True)],
+        [("gradient_checkpointing", False)],
+    ),
+    Toggle(
+        re.compile(r"expandable[ _]segments(?::\s*true)?", _I),
+        "expandable segments",
+        [("expandable_segments", True)],
+        [("expandable_segments", False)],
+    ),
+    Toggle(
+        re.compile(r"\b(?:sample[ _])?packing\b|序列打包|样本打包", _I), None, [("packing", True)], [("packing", False)]
+    ),
+    Toggle(
+        re.compile(r"flash[ _-]?attn(?:[ _-]?2)?|flash[ _-]?attention(?:[ _-]?2)?|\bfa2\b", _I),
+        "flash attention",
+        [("attn_implementation", "flash_attention_2")],
+        [],
+    ),
     Toggle(re.compile(r"\bdeepspeed\b", _I), None, [("distributed", "deepspeed")], []),
     Toggle(re.compile(r"\bfsdp\b", _I), None, [("distributed", "fsdp")], []),
-    Toggle(re.compile(r"\b(?:cpu[ _-]?)?offload(?:ing)?\b|卸载到\s*cpu", _I), None, [("offload", True)], [("offload", False)]),
+    Toggle(
+        re.compile(r"\b(?:cpu[ _-]?)?offload(?:ing)?\b|卸载到\s*cpu", _I),
+        None,
+        [("offload", True)],
+        [("offload", False)],
+    ),
     Toggle(re.compile(r"group[ _]by[ _]length", _I), None, [("group_by_length", True)], [("group_by_length", False)]),
     Toggle(re.compile(r"use[ _]cache", _I), None, [("use_cache", True)], [("use_cache", False)]),
 )
@@ -112,8 +147,23 @@ def _params(m: re.Match[str]) -> list[tuple[str, object]]:
 
 
 def _count(word: str) -> int | None:
-    words = {"one": 1, "two": 2, "three": 3, "four": 4, "eight": 8, "single": 1, "dual": 2,
-             "单": 1, "一": 1, "双": 2, "两": 2, "二": 2, "三": 3, "四": 4, "八": 8}
+    words = {
+        "one": 1,
+        "two": 2,
+        "three": 3,
+        "four": 4,
+        "eight": 8,
+        "single": 1,
+        "dual": 2,
+        "单": 1,
+        "一": 1,
+        "双": 2,
+        "两": 2,
+        "二": 2,
+        "三": 3,
+        "四": 4,
+        "八": 8,
+    }
     return int(word) if word.isdigit() else words.get(word.lower())
 
 
@@ -137,11 +187,19 @@ def _simple(name: str, value: object | None = None, group: str = "n") -> Extract
     return extract
 
 
-_VERSION_NAMES = {"transformers": "transformers_version", "torch": "torch_version", "pytorch": "torch_version",
-                  "peft": "peft_version", "trl": "trl_version", "accelerate": "accelerate_version",
-                  "bitsandbytes": "bitsandbytes_version", "bnb": "bitsandbytes_version",
-                  "deepspeed": "deepspeed_version", "flashattn": "flash_attn_version",
-                  "flashattention": "flash_attn_version"}
+_VERSION_NAMES = {
+    "transformers": "transformers_version",
+    "torch": "torch_version",
+    "pytorch": "torch_version",
+    "peft": "peft_version",
+    "trl": "trl_version",
+    "accelerate": "accelerate_version",
+    "bitsandbytes": "bitsandbytes_version",
+    "bnb": "bitsandbytes_version",
+    "deepspeed": "deepspeed_version",
+    "flashattn": "flash_attn_version",
+    "flashattention": "flash_attn_version",
+}
 
 
 def _version(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -157,9 +215,21 @@ def _optimizer(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("optimizer", _OPTIMIZERS.get(text, text))]
 
 
-_TRAINERS = {"dpo": "dpo", "sft": "sft", "ppo": "ppo", "kto": "kto", "orpo": "orpo", "grpo": "grpo",
-             "reward model": "reward", "reward modeling": "reward", "sfttrainer": "sft", "dpotrainer": "dpo",
-             "grpotrainer": "grpo", "ppotrainer": "ppo", "奖励模型": "reward"}
+_TRAINERS = {
+    "dpo": "dpo",
+    "sft": "sft",
+    "ppo": "ppo",
+    "kto": "kto",
+    "orpo": "orpo",
+    "grpo": "grpo",
+    "reward model": "reward",
+    "reward modeling": "reward",
+    "sfttrainer": "sft",
+    "dpotrainer": "dpo",
+    "grpotrainer": "grpo",
+    "ppotrainer": "ppo",
+    "奖励模型": "reward",
+}
 
 
 def _trainer(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -178,27 +248,46 @@ def negated(line: str, start: int) -> bool:
     characters right before it): "no OOM with zero3" is read as denied (nothing, rather than a
     wrong fact), while "no OOM before, but now with zero3" is not.
     """
-    before = _CLAUSE.split(line[max(0, start - 40):start])[-1]
+    before = _CLAUSE.split(line[max(0, start - 40) : start])[-1]
     words = before.split()
     return bool(_NEGATE.search(" ".join(words[-3:])) or _CJK_NEGATE.search(before))
 
 
 def _unless_negated(extract: Extract) -> Extract:
     """An extractor that yields nothing when its match is denied."""
+
     def guarded(m: re.Match[str]) -> list[tuple[str, object]]:
         return [] if negated(m.string, m.start()) else extract(m)
 
     return guarded
 
 
-_LORA_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "qkv_proj",
-                 "gate_up_proj", "query_key_value", "c_attn", "c_proj", "c_fc", "W_pack", "fc1", "fc2", "Wqkv")
+_LORA_MODULES = (
+    "q_proj",
+    "k_proj",
+    "v_proj",
+    "o_proj",
+    "gate_proj",
+    "up_proj",
+    "down_proj",
+    "qkv_proj",
+    "gate_up_proj",
+    "query_key_value",
+    "c_attn",
+    "c_proj",
+    "c_fc",
+    "W_pack",
+    "fc1",
+    "fc2",
+    "Wqkv",
+)
 _MODULE_NAMES = re.compile(r"(?<![\w.])(" + "|".join(_LORA_MODULES) + r")(?![\w.])")
 _LORA_CONTEXT = re.compile(r"lora|peft|adapter", _I)
 
 
 def _in_lora_context(extract: Extract) -> Extract:
     """An extractor for bare "r=16", "rank 16" or "all linear layers": it needs LoRA named in the line."""
+
     def guarded(m: re.Match[str]) -> list[tuple[str, object]]:
         return extract(m) if _LORA_CONTEXT.search(m.string) and not negated(m.string, m.start()) else []
 
@@ -211,15 +300,30 @@ def _modules(m: re.Match[str]) -> list[tuple[str, object]]:
 
 
 _PHASES = (
-    ("evaluation", r"\b(?:during|while|when|at|in)\s+(?:the\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
-                   r"prediction|predicting)\b|评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时"),
-    ("generation", r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
-                   r"model\.generate|\bgenerate\(\)|生成时|生成的时候|推理时|推理的时候"),
-    ("saving", r"\b(?:during|while|when|at)\s+(?:the\s+)?(?:saving|save|checkpoint saving|checkpointing)\b|"
-               r"save_pretrained|save_model|保存(?:模型|权重|checkpoint|检查点)?(?:时|的时候)"),
-    ("merging", r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|合并(?:权重|模型|lora|LoRA)?(?:时|的时候)"),
-    ("loading", r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|\bloading the model\b|"
-                r"加载模型(?:时|的时候)|加载(?:时|的时候)|载入模型"),
+    (
+        "evaluation",
+        r"\b(?:during|while|when|at|in)\s+(?:the\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
+        r"prediction|predicting)\b|评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时",
+    ),
+    (
+        "generation",
+        r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
+        r"model\.generate|\bgenerate\(\)|生成时|生成的时候|推理时|推理的时候",
+    ),
+    (
+        "saving",
+        r"\b(?:during|while|when|at)\s+(?:the\s+)?(?:saving|save|checkpoint saving|checkpointing)\b|"
+        r"save_pretrained|save_model|保存(?:模型|权重|checkpoint|检查点)?(?:时|的时候)",
+    ),
+    (
+        "merging",
+        r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|合并(?:权重|模型|lora|LoRA)?(?:时|的时候)",
+    ),
+    (
+        "loading",
+        r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|\bloading the model\b|"
+        r"加载模型(?:时|的时候)|加载(?:时|的时候)|载入模型",
+    ),
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
     ("optimizer", r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)"),
     ("forward", r"\b(?:during|in)\s+(?:the\s+)?forward(?:\s+pass)?\b|前向传播"),
@@ -230,79 +334,139 @@ _GPU_MEMORY_SIZES = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 44, 48, 64, 80, 94
 
 #: (regex, extractor); applied to each line in order, the first mention of a fact wins.
 _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
-        (r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|评估批(?:次)?大小)" + _SEP + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
-         _simple("eval_batch_size")),
-        (r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )"
-         r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?(?:batch[ _-]?size|\bbs\b|批(?:次|量)?大小|批大小)" + _SEP +
-         r"(?P<n>\d+)\b", _simple("batch_size")),
-        # "batch 4", "a batch of 8" (but not "batch 4/100" or "batch 4 of 100", which count batches)
-        (r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )(?<!num )(?<!number of )"
-         r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?batch(?![ _-]?(?:size|es))" + _SEP +
-         r"(?P<n>\d+)\b(?!\s*(?:/|of\b|steps?\b|it\b|batches\b))", _simple("batch_size")),
-        (r"(?:grad(?:ient)?[ _-]?acc(?:um(?:ulation)?)?(?:[ _-]?steps)?|梯度累[积加计](?:步数)?)" + _SEP + r"(?P<n>\d+)\b",
-         _simple("grad_accum")),
-        (r"(?:max[ _-]?(?:seq(?:uence)?[ _-]?)?len(?:gth)?|seq(?:uence)?[ _-]?len(?:gth)?|context[ _-]?(?:length|len|window)|"
-         r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度)" + _SEP + r"(?P<n>\d[\d,]*)(?P<k>\s?[kK]\b)?",
-         _tokens),
-        (r"(?<![\w.])(?P<n>\d+)(?P<k>[kK])\s*(?:context|ctx|tokens|序列|上下文|长度)", _tokens),
-        (r"max[ _]new[ _]tokens" + _SEP + r"(?P<n>\d+)", _simple("max_new_tokens")),
-        (r"num[ _]beams" + _SEP + r"(?P<n>\d+)|(?<![\w.])(?P<b>\d+)\s*beams\b",
-         lambda m: [("num_beams", m.group("n") or m.group("b"))]),
-        (r"(?:\blora[ _-]?r(?:ank)?|\blora\s+rank|\brank of lora|lora\s*的?秩)" + _SEP + r"(?P<n>\d+)\b", _simple("lora_r")),
-        (r"(?<![\w.-])(?:r|rank|秩)\s*(?:=|:|：|为|是|\bof\b)?\s*(?P<n>\d+)\b(?![.\d])",
-         _in_lora_context(_simple("lora_r"))),
-        (r"(?<![\w.-])(?:lora[ _]?)?dropout" + _SEP + r"(?P<n>0?\.\d+|0|1)(?![.\d])",
-         _in_lora_context(_simple("lora_dropout"))),
-        (r"\ball[ _-]linear\b|\ball\s+(?:the\s+)?linear\s+(?:layers|modules|projections)\b|所有(?:的)?线性层|全部线性层",
-         _in_lora_context(_simple("lora_target_modules", "all-linear"))),
-        (r"(?<![\w.])(?:" + "|".join(_LORA_MODULES) + r")(?![\w.])", _in_lora_context(_modules)),
-        (r"(?P<pkg>transformers|pytorch|torch|peft|trl|accelerate|bitsandbytes|bnb|deepspeed|flash[-_ ]?attn|"
-         r"flash[-_ ]attention)\s*(?:version|版本)?\s*(?:==|=|:|：|\bis\b|是|为)?\s*v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
-         _version),
-        (r"(?:显存|vram|gpu memory|gpu mem)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b", _gpu_memory),
-        (r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:显存|vram|gpu memory|of vram|gpu\b|card|显卡|卡)",
-         _gpu_memory),
-        (r"(?:内存|system ram|host ram|\bram\b|cpu memory)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
-         _ram),
-        (r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:of\s+)?(?:的)?\s*(?:ram\b|内存|system memory|host memory)", _ram),
-        (r"(?<![\w.])(\d+)\s*[x×]\s*(\d+)\s*b\b", _moe),
-        (r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?\b(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
-         _params),
-        (r"(?:(?P<n>\d+|one|two|three|four|eight|single|dual)\s*(?:x\s*|×\s*)?(?:gpus|gpu|cards|\*\s*(?:" + _GPU_NAMES +
-         r")))|(?P<n2>[单双两二三四八\d]+)\s*张?\s*(?:卡|显卡|gpu)", lambda m: _gpus_any(m)),
-        (r"\b(?:adamw_torch_fused|adamw_torch|adamw_hf|adamw_bnb_8bit|adamw_8bit|paged_adamw_8bit|paged_adamw_32bit|"
-         r"paged_lion_8bit|lion_8bit|adafactor|galore_adamw\w*|adamw_apex_fused|adamw_anyprecision|adalomo|lomo|"
-         r"8[- ]?bit adam)\b", _unless_negated(_optimizer)),
-        (r"(?-i:\b(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer)\b(?!\.\w))"
-         r"|\breward model(?:ing)?\b|奖励模型",
-         _trainer),
-        (r"\bQ[- ]?LoRA\b", _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")])),
-        (r"(?<![qQ\w-])LoRA\b", _unless_negated(_simple("finetune_method", "lora"))),
-        (r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|全参(?:数)?(?:微调)?|全量微调",
-         _unless_negated(_simple("finetune_method", "full"))),
-        (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
-        (r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b", _unless_negated(_simple("quantization", "4bit"))),
-        (r"\b(?:load[_ ]in[_ ]8bit|8[- ]?bit|int8|8位量化)\b(?!\s*(?:adam|optim|lion))",
-         _unless_negated(_simple("quantization", "8bit"))),
-        (r"\b(bf16|fp16)\b", _unless_negated(lambda m: [("mixed_precision", m.group(1).lower())])),
-        (r"\bsdpa\b", _unless_negated(_simple("attn_implementation", "sdpa"))),
-        (r"\beager attention\b|attn_implementation\s*=\s*['\"]?eager",
-         _unless_negated(_simple("attn_implementation", "eager"))),
-        (r"\bzero[- _]?(?:stage[- _]?)?([123])\b|\bzero([123])\b",
-         _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", m.group(1) or m.group(2))])),
-        (r"\bLLaMA[- ]?Factory\b|\bllamafactory\b", _unless_negated(_simple("framework", "llama_factory"))),
-        (r"\baxolotl\b", _unless_negated(_simple("framework", "axolotl"))),
-        (r"\bunsloth\b", _unless_negated(_simple("framework", "unsloth"))),
-        (r"\b(?:HF|huggingface|transformers)\s+Trainer\b|\bSeq2SeqTrainer\b", _simple("framework", "hf_trainer")),
-        (r"\bWSL2?\b", _simple("os", "wsl")),
-        (r"\bwindows\b", _simple("os", "windows")),
-        (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
-        (r"\bmac ?os\b|\bmacbook\b|\bapple m[1-4]\b", _simple("os", "macos")),
-        (r"第\s*(?P<n>\d+)\s*(?:个)?\s*(?:step|步)", _simple("oom_step")),
-        (r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*(?P<n>\d+)\b|"
-         r"\bafter\s+(?P<a>\d+)\s+(?:training\s+)?steps\b|\bstep\s+(?P<s>\d+)\b",
-         lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("s"))]),
-        (r"\b(?:the\s+)?(?:very\s+)?first\s+(?:training\s+)?step\b|第一步|一开始(?:训练)?就", _simple("oom_step", 0)),
+    (
+        r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|评估批(?:次)?大小)" + _SEP + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
+        _simple("eval_batch_size"),
+    ),
+    (
+        r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )"
+        r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?(?:batch[ _-]?size|\bbs\b|批(?:次|量)?大小|批大小)"
+        + _SEP
+        + r"(?P<n>\d+)\b",
+        _simple("batch_size"),
+    ),
+    # "batch 4", "a batch of 8" (but not "batch 4/100" or "batch 4 of 100", which count batches)
+    (
+        r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )(?<!num )(?<!number of )"
+        r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?batch(?![ _-]?(?:size|es))"
+        + _SEP
+        + r"(?P<n>\d+)\b(?!\s*(?:/|of\b|steps?\b|it\b|batches\b))",
+        _simple("batch_size"),
+    ),
+    (
+        r"(?:grad(?:ient)?[ _-]?acc(?:um(?:ulation)?)?(?:[ _-]?steps)?|梯度累[积加计](?:步数)?)"
+        + _SEP
+        + r"(?P<n>\d+)\b",
+        _simple("grad_accum"),
+    ),
+    (
+        r"(?:max[ _-]?(?:seq(?:uence)?[ _-]?)?len(?:gth)?|seq(?:uence)?[ _-]?len(?:gth)?|context[ _-]?(?:length|len|window)|"
+        r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度)" + _SEP + r"(?P<n>\d[\d,]*)(?P<k>\s?[kK]\b)?",
+        _tokens,
+    ),
+    (r"(?<![\w.])(?P<n>\d+)(?P<k>[kK])\s*(?:context|ctx|tokens|序列|上下文|长度)", _tokens),
+    (r"max[ _]new[ _]tokens" + _SEP + r"(?P<n>\d+)", _simple("max_new_tokens")),
+    (
+        r"num[ _]beams" + _SEP + r"(?P<n>\d+)|(?<![\w.])(?P<b>\d+)\s*beams\b",
+        lambda m: [("num_beams", m.group("n") or m.group("b"))],
+    ),
+    (
+        r"(?:\blora[ _-]?r(?:ank)?|\blora\s+rank|\brank of lora|lora\s*的?秩)" + _SEP + r"(?P<n>\d+)\b",
+        _simple("lora_r"),
+    ),
+    (
+        r"(?<![\w.-])(?:r|rank|秩)\s*(?:=|:|：|为|是|\bof\b)?\s*(?P<n>\d+)\b(?![.\d])",
+        _in_lora_context(_simple("lora_r")),
+    ),
+    (
+        r"(?<![\w.-])(?:lora[ _]?)?dropout" + _SEP + r"(?P<n>0?\.\d+|0|1)(?![.\d])",
+        _in_lora_context(_simple("lora_dropout")),
+    ),
+    (
+        r"\ball[ _-]linear\b|\ball\s+(?:the\s+)?linear\s+(?:layers|modules|projections)\b|所有(?:的)?线性层|全部线性层",
+        _in_lora_context(_simple("lora_target_modules", "all-linear")),
+    ),
+    (r"(?<![\w.])(?:" + "|".join(_LORA_MODULES) + r")(?![\w.])", _in_lora_context(_modules)),
+    (
+        r"(?P<pkg>transformers|pytorch|torch|peft|trl|accelerate|bitsandbytes|bnb|deepspeed|flash[-_ ]?attn|"
+        r"flash[-_ ]attention)\s*(?:version|版本)?\s*(?:==|=|:|：|\bis\b|是|为)?\s*v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
+        _version,
+    ),
+    (
+        r"(?:显存|vram|gpu memory|gpu mem)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
+        _gpu_memory,
+    ),
+    (
+        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:显存|vram|gpu memory|of vram|gpu\b|card|显卡|卡)",
+        _gpu_memory,
+    ),
+    (
+        r"(?:内存|system ram|host ram|\bram\b|cpu memory)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
+        _ram,
+    ),
+    (
+        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:of\s+)?(?:的)?\s*(?:ram\b|内存|system memory|host memory)",
+        _ram,
+    ),
+    (r"(?<![\w.])(\d+)\s*[x×]\s*(\d+)\s*b\b", _moe),
+    (
+        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?\b(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
+        _params,
+    ),
+    (
+        r"(?:(?P<n>\d+|one|two|three|four|eight|single|dual)\s*(?:x\s*|×\s*)?(?:gpus|gpu|cards|\*\s*(?:"
+        + _GPU_NAMES
+        + r")))|(?P<n2>[单双两二三四八\d]+)\s*张?\s*(?:卡|显卡|gpu)",
+        lambda m: _gpus_any(m),
+    ),
+    (
+        r"\b(?:adamw_torch_fused|adamw_torch|adamw_hf|adamw_bnb_8bit|adamw_8bit|paged_adamw_8bit|paged_adamw_32bit|"
+        r"paged_lion_8bit|lion_8bit|adafactor|galore_adamw\w*|adamw_apex_fused|adamw_anyprecision|adalomo|lomo|"
+        r"8[- ]?bit adam)\b",
+        _unless_negated(_optimizer),
+    ),
+    (
+        r"(?-i:\b(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer)\b(?!\.\w))"
+        r"|\breward model(?:ing)?\b|奖励模型",
+        _trainer,
+    ),
+    (r"\bQ[- ]?LoRA\b", _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")])),
+    (r"(?<![qQ\w-])LoRA\b", _unless_negated(_simple("finetune_method", "lora"))),
+    (
+        r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|全参(?:数)?(?:微调)?|全量微调",
+        _unless_negated(_simple("finetune_method", "full")),
+    ),
+    (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
+    (r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b", _unless_negated(_simple("quantization", "4bit"))),
+    (
+        r"\b(?:load[_ ]in[_ ]8bit|8[- ]?bit|int8|8位量化)\b(?!\s*(?:adam|optim|lion))",
+        _unless_negated(_simple("quantization", "8bit")),
+    ),
+    (r"\b(bf16|fp16)\b", _unless_negated(lambda m: [("mixed_precision", m.group(1).lower())])),
+    (r"\bsdpa\b", _unless_negated(_simple("attn_implementation", "sdpa"))),
+    (
+        r"\beager attention\b|attn_implementation\s*=\s*['\"]?eager",
+        _unless_negated(_simple("attn_implementation", "eager")),
+    ),
+    (
+        r"\bzero[- _]?(?:stage[- _]?)?([123])\b|\bzero([123])\b",
+        _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", m.group(1) or m.group(2))]),
+    ),
+    (r"\bLLaMA[- ]?Factory\b|\bllamafactory\b", _unless_negated(_simple("framework", "llama_factory"))),
+    (r"\baxolotl\b", _unless_negated(_simple("framework", "axolotl"))),
+    (r"\bunsloth\b", _unless_negated(_simple("framework", "unsloth"))),
+    (r"\b(?:HF|huggingface|transformers)\s+Trainer\b|\bSeq2SeqTrainer\b", _simple("framework", "hf_trainer")),
+    (r"\bWSL2?\b", _simple("os", "wsl")),
+    (r"\bwindows\b", _simple("os", "windows")),
+    (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
+    (r"\bmac ?os\b|\bmacbook\b|\bapple m[1-4]\b", _simple("os", "macos")),
+    (r"第\s*(?P<n>\d+)\s*(?:个)?\s*(?:step|步)", _simple("oom_step")),
+    (
+        r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*(?P<n>\d+)\b|"
+        r"\bafter\s+(?P<a>\d+)\s+(?:training\s+)?steps\b|\bstep\s+(?P<s>\d+)\b",
+        lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("s"))],
+    ),
+    (r"\b(?:the\s+)?(?:very\s+)?first\s+(?:training\s+)?step\b|第一步|一开始(?:训练)?就", _simple("oom_step", 0)),
 )
 PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I), f) for p, f in _PATTERN_TABLE)
 
@@ -315,8 +479,10 @@ def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
 
 
-_MODEL_FAMILIES = (r"llama|qwen|mistral|mixtral|gemma|phi|baichuan|chatglm|glm|yi|deepseek|internlm|falcon|bloom|"
-                   r"opt|gpt2|gpt-j|gpt-neox|pythia|olmo|tinyllama|codellama|vicuna|starcoder|minicpm|smollm")
+_MODEL_FAMILIES = (
+    r"llama|qwen|mistral|mixtral|gemma|phi|baichuan|chatglm|glm|yi|deepseek|internlm|falcon|bloom|"
+    r"opt|gpt2|gpt-j|gpt-neox|pythia|olmo|tinyllama|codellama|vicuna|starcoder|minicpm|smollm"
+)
 _HUB_ID = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")[\w.-]*)", _I)
 _MODEL_NAME = re.compile(
     r"(?<![\w/.-])((?:meta-)?(?:" + _MODEL_FAMILIES + r")[\w.]*(?:-[\w.]+)*?-\d+(?:\.\d+)?[bBmM](?:-[\w.]+)*)(?![\w.])",
@@ -326,21 +492,25 @@ _SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
 
 
 def _near(text: str, start: int, end: int, pattern: re.Pattern[str], before: int = 24, after: int = 16) -> bool:
-    return bool(pattern.search(text[max(0, start - before):start]) or pattern.search(text[end:end + after]))
+    return bool(pattern.search(text[max(0, start - before) : start]) or pattern.search(text[end : end + after]))
 
 
 def _toggle_state(line: str, start: int, end: int) -> bool | None:
     """On (True), off (False) or unsaid (None) for a term at line[start:end]."""
-    before = line[max(0, start - 24):start]
-    after = line[end:end + 20]
+    before = line[max(0, start - 24) : start]
+    after = line[end : end + 20]
     term = line[start:end].lower()
     if term.endswith(":true") or re.match(r"\s*[:=]\s*(?:true|1)\b", after, _I):
         return True
     if re.match(r"\s*[:=]\s*(?:false|0)\b", after, _I):
         return False
-    if _NEGATE.search(before) or re.match(r"\s*(?:is|was)?\s*(?:not|off|disabled|false)\b|\s*(?:没|未|关|不)", after, _I):
+    if _NEGATE.search(before) or re.match(
+        r"\s*(?:is|was)?\s*(?:not|off|disabled|false)\b|\s*(?:没|未|关|不)", after, _I
+    ):
         return False
-    if _AFFIRM.search(before) or re.match(r"\s*(?:is|was)?\s*(?:on|enabled|true|set)\b|\s*(?:已|开|打开|启用)", after, _I):
+    if _AFFIRM.search(before) or re.match(
+        r"\s*(?:is|was)?\s*(?:on|enabled|true|set)\b|\s*(?:已|开|打开|启用)", after, _I
+    ):
         return True
     return None
 
@@ -441,12 +611,15 @@ def _models(line: str, number: int, put: Callable[[list[tuple[str, object]], int
 def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
     for mention in mentions(line):
         start, end = mention.start, mention.end
-        if line[start - 1:start] in ("/", ".") or line[end:end + 1] in ("/", "步") \
-                or re.match(r"\s*(?:steps?|步|it)\b", line[end:], _I):
+        if (
+            line[start - 1 : start] in ("/", ".")
+            or line[end : end + 1] in ("/", "步")
+            or re.match(r"\s*(?:steps?|步|it)\b", line[end:], _I)
+        ):
             continue  # "3090/10000" is a progress count, "v2.4090" a version
         gpu, stated = mention.gpu, mention.stated_gb
         name = mention.model if gpu is None or len(mention.variants) == 1 else f"{mention.model} {gpu.nominal_gb}GB"
-        said = line[start:end + 12]
+        said = line[start : end + 12]
         put([("gpu_name", name)], number, said)
         if gpu is not None:
             note = None if stated else f"the memory of a {gpu.name}"
@@ -456,9 +629,18 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
         elif stated is not None and stated in _GPU_MEMORY_SIZES:
             put([("gpu_memory_bytes", stated * GiB)], number, said)
         if mention.capability is not None:
-            put([("compute_capability", mention.capability)], number, said, f"the compute capability of a {mention.model}")
+            put(
+                [("compute_capability", mention.capability)],
+                number,
+                said,
+                f"the compute capability of a {mention.model}",
+            )
         return
     m = re.search(r"(?<![\w.])(?P<n>\d+)\s*(?:G|GB)\b(?!\s*(?:ram|内存|disk|硬盘|ssd|的内存|memory of ram))", line, _I)
     if m and int(m.group("n")) in _GPU_MEMORY_SIZES and not re.search(r"内存|\bram\b|disk|硬盘|model|模型", line, _I):
-        put([("gpu_memory_bytes", int(m.group("n")) * GiB)], number, m.group(0),
-            "a memory size alone, read as the GPU's")
+        put(
+            [("gpu_memory_bytes", int(m.group("n")) * GiB)],
+            number,
+            m.group(0),
+            "a memory size alone, read as the GPU's",
+        )

@@ -11,7 +11,6 @@ pattern has no such anchor and is always compiled.
 from __future__ import annotations
 
 import re
-
 from re import _constants as sre_constants  # type: ignore[attr-defined]  # Python >= 3.11
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 

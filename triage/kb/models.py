@@ -416,5 +416,3 @@ class CasesFile(Strict):
     cause: str
     """The cause id (equal to the file's stem without .cases)."""
     cases: list[Case] = Field(min_length=1)
-
-

@@ -51,8 +51,9 @@ def spec_for_preset(name: str, **overrides: Any) -> MeasureSpec:
 
     arch = find_architecture(name)
     if arch is None:
-        raise SpecError(f"unknown model {name!r}: give a preset name (`triage estimate --list-models`) or a "
-                        "config.json")
+        raise SpecError(
+            f"unknown model {name!r}: give a preset name (`triage estimate --list-models`) or a config.json"
+        )
     cfg = hf_config_from_architecture(arch)
     overrides.setdefault("lora_targets", default_targets(cfg))
     return MeasureSpec(name=arch.name, hf_config=cfg, **overrides)
@@ -80,7 +81,21 @@ def measure(spec: MeasureSpec, mode: str = "fake") -> Measurement:
 
 
 __all__ = [
-    "BLOCK", "CATEGORIES", "INSTALL_HINT", "LABELS", "MeasureSpec", "Measurement", "SpecError", "all_linear_targets",
-    "available", "default_targets", "estimator_facts", "hf_config_from_architecture", "hf_config_from_json",
-    "measure", "round_block", "spec_for_config", "spec_for_preset",
+    "BLOCK",
+    "CATEGORIES",
+    "INSTALL_HINT",
+    "LABELS",
+    "MeasureSpec",
+    "Measurement",
+    "SpecError",
+    "all_linear_targets",
+    "available",
+    "default_targets",
+    "estimator_facts",
+    "hf_config_from_architecture",
+    "hf_config_from_json",
+    "measure",
+    "round_block",
+    "spec_for_config",
+    "spec_for_preset",
 ]

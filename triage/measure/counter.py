@@ -21,8 +21,14 @@ from torch.utils._pytree import tree_flatten  # type: ignore[import-not-found, u
 
 from triage.measure.result import BLOCK, round_block
 
-CATEGORY_OF_PHASE = {"setup": "weights", "prime": "optimizer_state", "inputs": "inputs", "forward": "activations",
-                     "backward": "backward_temps", "optimizer": "optimizer_temps"}
+CATEGORY_OF_PHASE = {
+    "setup": "weights",
+    "prime": "optimizer_state",
+    "inputs": "inputs",
+    "forward": "activations",
+    "backward": "backward_temps",
+    "optimizer": "optimizer_temps",
+}
 
 #: Extra bytes an op holds on CUDA for its duration that the CPU stand-in does not allocate.
 TransientHook = Callable[[Any, tuple[Any, ...], dict[str, Any]], int]
@@ -134,8 +140,9 @@ class LiveBytes(TorchDispatchMode):  # type: ignore[misc, unused-ignore]
 
     # ------------------------------------------------------------------ dispatch
 
-    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
-                           kwargs: dict[str, Any] | None = None) -> Any:
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         self._op = str(func.name()) if hasattr(func, "name") else str(func)
         if self._transient is not None:

@@ -47,9 +47,16 @@ def quantize_linears(model: Any, spec: MeasureSpec) -> None:
             if type(child) is torch.nn.Linear and not any(s in full.split(".") for s in _SKIP):
                 swaps.append((module, child_name, child))
     for parent, child_name, child in swaps:
-        q = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
-                              compute_dtype=compute, compress_statistics=spec.double_quant, quant_type="nf4",
-                              quant_storage=torch.uint8, device="meta")
+        q = bnb.nn.Linear4bit(
+            child.in_features,
+            child.out_features,
+            bias=child.bias is not None,
+            compute_dtype=compute,
+            compress_statistics=spec.double_quant,
+            quant_type="nf4",
+            quant_storage=torch.uint8,
+            device="meta",
+        )
         if child.bias is not None:
             q.bias = torch.nn.Parameter(torch.empty_like(child.bias, device="meta"), requires_grad=False)
         setattr(parent, child_name, q)
@@ -63,13 +70,30 @@ def _quant_state(n: int, k: int, compute: Any, double_quant: bool, make: Any) ->
     blocks = -(-(n * k) // BLOCKSIZE)
     code = make((16,), torch.float32)
     if not double_quant:
-        return QuantState(absmax=make((blocks,), torch.float32), shape=torch.Size([n, k]), code=code,
-                          blocksize=BLOCKSIZE, quant_type="nf4", dtype=compute)
-    state2 = QuantState(absmax=make((-(-blocks // ABSMAX2_BLOCKSIZE),), torch.float32),
-                        code=make((256,), torch.float32), blocksize=ABSMAX2_BLOCKSIZE, dtype=torch.float32)
-    return QuantState(absmax=make((blocks,), torch.uint8), shape=torch.Size([n, k]), code=code,
-                      blocksize=BLOCKSIZE, quant_type="nf4", dtype=compute, offset=make((), torch.float32),
-                      state2=state2)
+        return QuantState(
+            absmax=make((blocks,), torch.float32),
+            shape=torch.Size([n, k]),
+            code=code,
+            blocksize=BLOCKSIZE,
+            quant_type="nf4",
+            dtype=compute,
+        )
+    state2 = QuantState(
+        absmax=make((-(-blocks // ABSMAX2_BLOCKSIZE),), torch.float32),
+        code=make((256,), torch.float32),
+        blocksize=ABSMAX2_BLOCKSIZE,
+        dtype=torch.float32,
+    )
+    return QuantState(
+        absmax=make((blocks,), torch.uint8),
+        shape=torch.Size([n, k]),
+        code=code,
+        blocksize=BLOCKSIZE,
+        quant_type="nf4",
+        dtype=compute,
+        offset=make((), torch.float32),
+        state2=state2,
+    )
 
 
 def materialise_quantized(model: Any, spec: MeasureSpec, fake: bool) -> None:
@@ -85,8 +109,13 @@ def materialise_quantized(model: Any, spec: MeasureSpec, fake: bool) -> None:
             state = _quant_state(n, k, compute, spec.double_quant, lambda shape, dt: torch.empty(shape, dtype=dt))
         else:
             w = (torch.randn((n, k), dtype=torch.float32) * 0.02).to(compute)
-            packed, state = bnb.functional.quantize_4bit(w, blocksize=BLOCKSIZE, compress_statistics=spec.double_quant,
-                                                         quant_type="nf4", quant_storage=torch.uint8)
+            packed, state = bnb.functional.quantize_4bit(
+                w,
+                blocksize=BLOCKSIZE,
+                compress_statistics=spec.double_quant,
+                quant_type="nf4",
+                quant_storage=torch.uint8,
+            )
         param = torch.nn.Parameter(packed, requires_grad=False)
         param.quant_state = state
         param.quant_type = "nf4"

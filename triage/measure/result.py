@@ -12,12 +12,26 @@ GiB = 1024**3
 BLOCK = 512
 
 #: Breakdown categories, in report order.
-CATEGORIES = ("weights", "grads", "optimizer_state", "activations", "backward_temps", "optimizer_temps",
-              "kernel_temps", "inputs")
-LABELS = {"weights": "weights (params + buffers)", "grads": "gradients", "optimizer_state": "optimizer state",
-          "activations": "activations (saved in forward)", "backward_temps": "backward temporaries",
-          "optimizer_temps": "optimizer temporaries", "kernel_temps": "kernel scratch (CUDA emulation)",
-          "inputs": "input ids"}
+CATEGORIES = (
+    "weights",
+    "grads",
+    "optimizer_state",
+    "activations",
+    "backward_temps",
+    "optimizer_temps",
+    "kernel_temps",
+    "inputs",
+)
+LABELS = {
+    "weights": "weights (params + buffers)",
+    "grads": "gradients",
+    "optimizer_state": "optimizer state",
+    "activations": "activations (saved in forward)",
+    "backward_temps": "backward temporaries",
+    "optimizer_temps": "optimizer temporaries",
+    "kernel_temps": "kernel scratch (CUDA emulation)",
+    "inputs": "input ids",
+}
 
 
 def round_block(nbytes: int) -> int:
@@ -59,11 +73,17 @@ class Measurement:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "config": self.spec.label(), "peak_allocated_bytes": self.peak_bytes,
-            "peak_allocated_gib": round(self.peak_gib, 3), "peak_phase": self.phase, "peak_op": self.op,
+            "config": self.spec.label(),
+            "peak_allocated_bytes": self.peak_bytes,
+            "peak_allocated_gib": round(self.peak_gib, 3),
+            "peak_phase": self.phase,
+            "peak_op": self.op,
             "peak_module": self.module,
             "breakdown_gib": {k: round(v / GiB, 3) for k, v in self.breakdown.items()},
-            "params_total": self.params_total, "params_trainable": self.params_trainable,
-            "seconds": round(self.seconds, 2), "versions": self.versions, "mode": self.mode,
+            "params_total": self.params_total,
+            "params_trainable": self.params_trainable,
+            "seconds": round(self.seconds, 2),
+            "versions": self.versions,
+            "mode": self.mode,
             "notes": list(self.notes),
         }

@@ -63,8 +63,7 @@ def cuda_shims(enabled: bool, fake: bool) -> Iterator[list[str]]:
             if fake:
                 original_softmax = F.softmax
 
-                def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3,
-                            dtype: Any = None) -> Any:
+                def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
                     if dtype == torch.float32 and input.dtype == torch.float16 and dim is not None:
                         return torch._softmax(input, dim, True)
                     return original_softmax(input, dim=dim, _stacklevel=_stacklevel, dtype=dtype)

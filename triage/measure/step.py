@@ -81,9 +81,14 @@ def build_model(spec: MeasureSpec) -> Any:
     if spec.method in ("lora", "qlora"):
         from peft import LoraConfig, get_peft_model
 
-        lcfg = LoraConfig(r=spec.lora_r, lora_alpha=spec.lora_alpha or 2 * spec.lora_r,
-                          target_modules=list(spec.lora_targets), lora_dropout=spec.lora_dropout,
-                          bias="none", task_type="CAUSAL_LM")
+        lcfg = LoraConfig(
+            r=spec.lora_r,
+            lora_alpha=spec.lora_alpha or 2 * spec.lora_r,
+            target_modules=list(spec.lora_targets),
+            lora_dropout=spec.lora_dropout,
+            bias="none",
+            task_type="CAUSAL_LM",
+        )
         try:
             model = get_peft_model(model, lcfg, autocast_adapter_dtype=not spec.lora_same_dtype)
         except ValueError as exc:
@@ -117,8 +122,15 @@ def _materialise(model: Any, make: Any) -> None:
 
 def _clone_param_attrs(old: Any, new: Any) -> Any:
     param = torch.nn.Parameter(new, requires_grad=old.requires_grad)
-    for attr in ("quant_state", "quant_type", "blocksize", "compress_statistics", "bnb_quantized", "module",
-                 "quant_storage"):
+    for attr in (
+        "quant_state",
+        "quant_type",
+        "blocksize",
+        "compress_statistics",
+        "bnb_quantized",
+        "module",
+        "quant_storage",
+    ):
         if hasattr(old, attr):
             setattr(param, attr, getattr(old, attr))
     return param
@@ -241,10 +253,20 @@ def measure_step(spec: MeasureSpec, mode: str = "fake", seed: int = 0) -> Measur
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StepError(f"{spec.label()}: the step failed on {mode} tensors: {type(exc).__name__}: {first}") from exc
     breakdown = {k: v for k, v in counter.peak_totals.items() if v}
-    return Measurement(spec=spec, peak_bytes=counter.peak, phase=counter.peak_phase, op=counter.peak_op,
-                       module=counter.peak_module, breakdown=breakdown, params_total=params_total,
-                       params_trainable=params_trainable, seconds=time.perf_counter() - started,
-                       versions=versions(), mode=mode, notes=tuple(notes))
+    return Measurement(
+        spec=spec,
+        peak_bytes=counter.peak,
+        phase=counter.peak_phase,
+        op=counter.peak_op,
+        module=counter.peak_module,
+        breakdown=breakdown,
+        params_total=params_total,
+        params_trainable=params_trainable,
+        seconds=time.perf_counter() - started,
+        versions=versions(),
+        mode=mode,
+        notes=tuple(notes),
+    )
 
 
 def _numel(p: Any) -> int:
