@@ -146,8 +146,14 @@ def compare(m: Measurement, est: Any) -> dict[str, float]:
     est_static = sum(comps.get(k, 0) for k in _EST_GROUPS["static"])
     est_grads = sum(comps.get(k, 0) for k in _EST_GROUPS["grads"])
     est_dyn = est.peak_bytes - est_static - est_grads
-    return {"meas_static": meas_static, "est_static": est_static, "meas_grads": meas_grads, "est_grads": est_grads,
-            "meas_dyn": meas_dyn, "est_dyn": est_dyn}
+    return {
+        "meas_static": meas_static,
+        "est_static": est_static,
+        "meas_grads": meas_grads,
+        "est_grads": est_grads,
+        "meas_dyn": meas_dyn,
+        "est_dyn": est_dyn,
+    }
 
 
 def run_matrix(rows: list[Row]) -> list[dict[str, Any]]:
@@ -161,15 +167,30 @@ def run_matrix(rows: list[Row]) -> list[dict[str, Any]]:
         m = measure(spec)
         est = _estimate(spec, row.preset, tf_version)
         err = (est.peak_bytes - m.peak_bytes) / m.peak_bytes * 100
-        record = {"n": i, "preset": row.preset, "config": spec.label(), "gc": spec.gc, "batch": spec.batch,
-                  "seq": spec.seq, "measured": m.peak_bytes,
-                  "estimated": est.peak_bytes, "error_pct": err, "phase": m.phase, "op": m.op,
-                  "est_phase": f"{est.peak_phase}: {est.peak.detail}",
-                  "breakdown": m.breakdown, "est_components": dict(est.peak.components), **compare(m, est),
-                  "seconds": time.perf_counter() - started}
+        record = {
+            "n": i,
+            "preset": row.preset,
+            "config": spec.label(),
+            "gc": spec.gc,
+            "batch": spec.batch,
+            "seq": spec.seq,
+            "measured": m.peak_bytes,
+            "estimated": est.peak_bytes,
+            "error_pct": err,
+            "phase": m.phase,
+            "op": m.op,
+            "est_phase": f"{est.peak_phase}: {est.peak.detail}",
+            "breakdown": m.breakdown,
+            "est_components": dict(est.peak.components),
+            **compare(m, est),
+            "seconds": time.perf_counter() - started,
+        }
         out.append(record)
-        print(f"[{i:2d}/{len(rows)}] {spec.label():<72} measured {m.peak_bytes / GiB:7.2f} GiB  "
-              f"estimated {est.peak_bytes / GiB:7.2f} GiB  {err:+6.1f} %  ({record['seconds']:.1f} s)", flush=True)
+        print(
+            f"[{i:2d}/{len(rows)}] {spec.label():<72} measured {m.peak_bytes / GiB:7.2f} GiB  "
+            f"estimated {est.peak_bytes / GiB:7.2f} GiB  {err:+6.1f} %  ({record['seconds']:.1f} s)",
+            flush=True,
+        )
         del m, est
         gc.collect()
     return out
@@ -189,35 +210,52 @@ def published_checks(tf_version: str) -> list[dict[str, Any]]:
     checks: list[dict[str, Any]] = []
     # exact LoRA parameter counts logged by litgpt / torchtune / PEFT (memory-formulas.md, section 1.2)
     for preset, r, targets, published, source in (
-        ("llama-2-7b", 8, ("q_proj", "v_proj"), 4_194_304,
-         "litgpt and torchtune training logs (Llama-2-7B, r=8, q,v)"),
-        ("llama-3.2-3b", 32, ("q_proj", "v_proj"), 9_175_040,
-         "PEFT MetaMathQA benchmark JSON (Llama-3.2-3B, r=32, q,v)"),
+        ("llama-2-7b", 8, ("q_proj", "v_proj"), 4_194_304, "litgpt and torchtune training logs (Llama-2-7B, r=8, q,v)"),
+        (
+            "llama-3.2-3b",
+            32,
+            ("q_proj", "v_proj"),
+            9_175_040,
+            "PEFT MetaMathQA benchmark JSON (Llama-3.2-3B, r=32, q,v)",
+        ),
     ):
         spec = spec_for_preset(preset, lora_r=r, lora_targets=targets, seq=64, batch=1)
         m = measure(spec)
         est = estimate(estimator_facts(spec, preset, tf_version))
-        checks.append({"what": f"{preset} LoRA r={r} {','.join(targets)}: trainable params", "source": source,
-                       "published": f"{published:,}", "oracle": f"{m.params_trainable:,}",
-                       "estimator": f"{est.sizes['lora_adapters'].bytes // 4:,}",
-                       "verdict": "exact" if m.params_trainable == published == est.sizes["lora_adapters"].bytes // 4
-                       else "differs"})
+        checks.append(
+            {
+                "what": f"{preset} LoRA r={r} {','.join(targets)}: trainable params",
+                "source": source,
+                "published": f"{published:,}",
+                "oracle": f"{m.params_trainable:,}",
+                "estimator": f"{est.sizes['lora_adapters'].bytes // 4:,}",
+                "verdict": "exact"
+                if m.params_trainable == published == est.sizes["lora_adapters"].bytes // 4
+                else "differs",
+            }
+        )
     # QLoRA paper: the 4-bit LLaMA-7B base takes 5,048 MB (with its bf16 embedding/lm_head and constants)
     spec = spec_for_preset("llama-7b", method="qlora", seq=512, batch=1, gc=True)
     m = measure(spec)
     est = estimate(estimator_facts(spec, "llama-7b", tf_version))
-    checks.append({"what": "LLaMA-7B 4-bit base weights (NF4 + double quant)",
-                   "source": "QLoRA paper (arXiv 2305.14314) section 4: 'the 4-bit base model consumes 5,048 MB' "
-                             "(MB as printed; includes what stays 16-bit)",
-                   "published": "5,048 MB", "oracle": f"{m.breakdown.get('weights', 0) / 1e6:,.0f} MB",
-                   "estimator": f"{est.sizes['weights'].bytes / 1e6:,.0f} MB",
-                   "verdict": "not one-to-one: the paper reports the device memory of the loaded model (CUDA "
-                              "context, allocator cache), about 1.1 GB over the tensor bytes both tools count"})
+    checks.append(
+        {
+            "what": "LLaMA-7B 4-bit base weights (NF4 + double quant)",
+            "source": "QLoRA paper (arXiv 2305.14314) section 4: 'the 4-bit base model consumes 5,048 MB' "
+            "(MB as printed; includes what stays 16-bit)",
+            "published": "5,048 MB",
+            "oracle": f"{m.breakdown.get('weights', 0) / 1e6:,.0f} MB",
+            "estimator": f"{est.sizes['weights'].bytes / 1e6:,.0f} MB",
+            "verdict": "not one-to-one: the paper reports the device memory of the loaded model (CUDA "
+            "context, allocator cache), about 1.1 GB over the tensor bytes both tools count",
+        }
+    )
     return checks
 
 
-def write_report(results: list[dict[str, Any]], checks: list[dict[str, Any]], path: Path,
-                 versions: dict[str, str], seconds: float) -> tuple[float, float]:
+def write_report(
+    results: list[dict[str, Any]], checks: list[dict[str, Any]], path: Path, versions: dict[str, str], seconds: float
+) -> tuple[float, float]:
     errs = [abs(r["error_pct"]) for r in results]
     med, worst = statistics.median(errs), max(errs)
     ok = med <= TARGET_MEDIAN and worst <= TARGET_MAX
@@ -254,7 +292,8 @@ def write_report(results: list[dict[str, Any]], checks: list[dict[str, Any]], pa
         lines.append(
             f"| {r['n']} | {r['config']} | {_g(r['measured'])} | {_g(r['estimated'])} | {r['error_pct']:+.1f} | "
             f"{r['phase']} ({r['op'].replace('aten::', '')}) | {_g(r['meas_static'])} / {_g(r['est_static'])} | "
-            f"{_g(r['meas_grads'])} / {_g(r['est_grads'])} | {_g(r['meas_dyn'])} / {_g(r['est_dyn'])} |")
+            f"{_g(r['meas_grads'])} / {_g(r['est_grads'])} | {_g(r['meas_dyn'])} / {_g(r['est_dyn'])} |"
+        )
     lines += [
         "",
         "Columns: *static* = weights, buffers, LoRA adapters and optimizer state live at the peak; *grads* = "
@@ -267,8 +306,9 @@ def write_report(results: list[dict[str, Any]], checks: list[dict[str, Any]], pa
         "|---|---|---|---|---|---|",
     ]
     for c in checks:
-        lines.append(f"| {c['what']} | {c['source']} | {c['published']} | {c['oracle']} | {c['estimator']} | "
-                     f"{c['verdict']} |")
+        lines.append(
+            f"| {c['what']} | {c['source']} | {c['published']} | {c['oracle']} | {c['estimator']} | {c['verdict']} |"
+        )
     lines += ["", FINDINGS_HEADER, "", *findings(results), ""]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -291,64 +331,76 @@ def findings(results: list[dict[str, Any]]) -> list[str]:
     """Where the estimate misses, per component, computed from the rows."""
     n = len(results)
     static_ok = [r for r in results if abs(r["meas_static"] - r["est_static"]) <= 0.005 * max(r["meas_static"], 1)]
-    out = [f"* **Weights, LoRA adapters, optimizer state** (the *static* column): estimate within 0.5 % of the "
-           f"measurement in {len(static_ok)} of {n} rows (bf16/fp16, NF4 + double quant + kbit-prep fp32 "
-           "upcasts, fp32 adapters, AdamW fused/foreach, 8-bit AdamW, SGD)."]
-    no_gc = [r for r in results if not r["gc"] and r["est_components"].get("logits_loss")
-             and r["phase"] == "backward" and "log_softmax" in r["op"]]
+    out = [
+        f"* **Weights, LoRA adapters, optimizer state** (the *static* column): estimate within 0.5 % of the "
+        f"measurement in {len(static_ok)} of {n} rows (bf16/fp16, NF4 + double quant + kbit-prep fp32 "
+        "upcasts, fp32 adapters, AdamW fused/foreach, 8-bit AdamW, SGD)."
+    ]
+    no_gc = [
+        r
+        for r in results
+        if not r["gc"]
+        and r["est_components"].get("logits_loss")
+        and r["phase"] == "backward"
+        and "log_softmax" in r["op"]
+    ]
     if no_gc:
         ratios = sorted((r["estimated"] - r["measured"]) / _loss_unit(r) for r in no_gc)
-        what_if = []
-        for r in results:
-            est = r["estimated"] - (_loss_unit(r) if r in no_gc else 0)
-            what_if.append(abs(est - r["measured"]) / r["measured"] * 100)
         out.append(
             f"* **Loss block without gradient checkpointing** ({len(no_gc)} rows whose peak is in "
-            "`_log_softmax_backward_data`): the estimate is high by a median "
-            f"{statistics.median(ratios):.2f} x b·s·V·4 B (range {ratios[0]:.2f} to {ratios[-1]:.2f}). "
-            "At that moment exactly **three** b·s·V fp32 tensors are live, with or without checkpointing: "
-            "the log-softmax output saved in forward, its incoming gradient and the gradient being produced. "
-            "The fp32 upcast of the logits is not saved by anything (log-softmax backward needs only its "
-            "output) and the bf16 logits die with the output object before backward. An experiment that "
-            "changes only the vocabulary (Llama-3.2-1B, b·s = 4096, V 128256 vs 64128) moves the peak by "
-            "3.00 x b·s·ΔV·4 B besides the embedding itself, for LoRA and full FT, GC on and off. "
-            "**Proposed change** (triage/estimate/estimator.py, logits_loss): `n_v = 3` in both cases "
-            "instead of `3 if run.gc else 4`. With it the matrix gives median "
-            f"{statistics.median(what_if):.1f} % and max {max(what_if):.1f} % (now: see above). This is the "
-            "largest error in the matrix: +12 to +18 % on small models with 128k-256k vocabularies "
-            "(Llama-3.2-1B, Qwen2.5-0.5B, Gemma-2B).")
-    tied = [r for r in results if r["phase"] == "backward" and r["meas_dyn"] > 0.02 * r["measured"]
-            and r["est_phase"].startswith("backward: end of backward")]
+            "`_log_softmax_backward_data`): at that moment exactly **three** b·s·V fp32 tensors are live, with "
+            "or without checkpointing: the log-softmax output saved in forward, its incoming gradient and the "
+            "gradient being produced. The fp32 upcast of the logits is not saved by anything (log-softmax "
+            "backward needs only its output) and the bf16 logits die with the output object before backward. "
+            "An experiment that changes only the vocabulary (Llama-3.2-1B, b·s = 4096, V 128256 vs 64128) "
+            "moves the peak by 3.00 x b·s·ΔV·4 B besides the embedding itself, for LoRA and full FT, GC on "
+            "and off. The estimator's `logits_loss` is these three tensors; what remains is a median "
+            f"{statistics.median(ratios):+.2f} x b·s·V·4 B (range {ratios[0]:+.2f} to {ratios[-1]:+.2f}) "
+            "of other activations at the same moment."
+        )
+    tied = [
+        r
+        for r in results
+        if r["phase"] == "backward"
+        and r["meas_dyn"] > 0.02 * r["measured"]
+        and r["est_phase"].startswith("backward: end of backward")
+    ]
     for r in tied:
         gap = r["measured"] - r["estimated"]
         out.append(
             f"* **End of backward, tied embeddings** (row {r['n']}, {r['config']}): measured {_g(r['measured'])} "
-            f"GiB against {_g(r['estimated'])}, {gap / GiB:.2f} GiB missing. The peak is an `add` inside "
+            f"GiB, estimated {_g(r['estimated'])} ({gap / GiB:+.2f} GiB). The peak is an `add` inside "
             "backward: with tied input/output embeddings the embedding's gradient exists three times at once "
-            "(the lm_head-use gradient already in `.grad`, the embedding-backward output, and their sum). "
-            "**Proposed change**: for a full fine-tune of a tied model add 2·V·h·param_bytes to the "
-            "end-of-backward phase (Gemma-2B: 2 x 256000 x 2048 x 2 B = 1.95 GiB).")
+            "(the lm_head-use gradient already in `.grad`, the embedding-backward output, and their sum); the "
+            "estimator's `tied_embedding_grads` adds the two extra copies, 2·V·h·param_bytes."
+        )
     rest = []
     for r in results:
-        est = r["estimated"] - (_loss_unit(r) if r in no_gc else 0)
-        err = (est - r["measured"]) / r["measured"] * 100
+        err = (r["estimated"] - r["measured"]) / r["measured"] * 100
         if abs(err) > 2.0 and r not in tied:
-            fixed_dyn = r["est_dyn"] - (_loss_unit(r) if r in no_gc else 0)
-            rest.append(f"row {r['n']} ({r['config']}): {err:+.1f} % after the loss fix; activations+loss "
-                        f"measured {_g(r['meas_dyn'])} GiB, estimated {_g(fixed_dyn)}"
-                        f" GiB; peak in {r['phase']} ({r['op'].replace('aten::', '')})")
+            rest.append(
+                f"row {r['n']} ({r['config']}): {err:+.1f} %; activations+loss "
+                f"measured {_g(r['meas_dyn'])} GiB, estimated {_g(r['est_dyn'])}"
+                f" GiB; peak in {r['phase']} ({r['op'].replace('aten::', '')})"
+            )
     if rest:
-        out.append("* **Remaining activation differences above 2 %** (after the loss fix): " + "; ".join(rest) + ". "
-                   "QLoRA + GC at 8k tokens: the recomputed layer's peak is ~50 KB/token higher than the estimate "
-                   "(fp32 hidden states after prepare_model_for_kbit_training plus the bitsandbytes dequantize "
-                   "temporary for M > 1536 rows). Phi-2: the activation term per layer is a little high "
-                   "(about 1.5·h B per token per layer; its GELU and parallel block save less than modelled).")
-    out.append("* **Gradient checkpointing rows** match to within 0.1 % in most cases: layer inputs "
-               "(L·b·s·h·e), the loss block (3 x b·s·V·4) and one recomputed layer are what the estimator models.")
-    out.append("* **What this does not validate**: anything a CUDA run adds beyond the PyTorch allocator's "
-               "`allocated` counter (context, cuBLAS workspace, fragmentation: the estimator's separate "
-               "device-total band) and kernel-internal scratch (flash-attention backward dq accumulator, about "
-               "b·s·H·D·4 B). Check once on a GPU: `torch.cuda.max_memory_allocated()` of the same step.")
+        out.append(
+            "* **Remaining differences above 2 %**: " + "; ".join(rest) + ". "
+            "QLoRA + GC at 8k tokens: the recomputed layer's peak is ~50 KB/token higher than the estimate "
+            "(fp32 hidden states after prepare_model_for_kbit_training plus the bitsandbytes dequantize "
+            "temporary for M > 1536 rows). Phi-2: the activation term per layer is a little high "
+            "(about 1.5·h B per token per layer; its GELU and parallel block save less than modelled)."
+        )
+    out.append(
+        "* **Gradient checkpointing rows** match to within 0.1 % in most cases: layer inputs "
+        "(L·b·s·h·e), the loss block (3 x b·s·V·4) and one recomputed layer are what the estimator models."
+    )
+    out.append(
+        "* **What this does not validate**: anything a CUDA run adds beyond the PyTorch allocator's "
+        "`allocated` counter (context, cuBLAS workspace, fragmentation: the estimator's separate "
+        "device-total band) and kernel-internal scratch (flash-attention backward dq accumulator, about "
+        "b·s·H·D·4 B). Check once on a GPU: `torch.cuda.max_memory_allocated()` of the same step."
+    )
     return out
 
 
@@ -360,8 +412,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     missing = available()
     if missing is not None:
-        print(f"validate_estimator: needs the measure extra ({missing} missing): pip install 'triage-oom[measure]'",
-              file=sys.stderr)
+        print(
+            f"validate_estimator: needs the measure extra ({missing} missing): pip install 'triage-oom[measure]'",
+            file=sys.stderr,
+        )
         return 3
     warnings.filterwarnings("ignore")
     from triage.measure.step import versions
@@ -373,8 +427,9 @@ def main(argv: list[str] | None = None) -> int:
     checks = published_checks(vers["transformers"])
     seconds = time.perf_counter() - started
     if args.json:
-        args.json.write_text(json.dumps({"results": results, "checks": checks}, indent=1, default=str),
-                             encoding="utf-8")
+        args.json.write_text(
+            json.dumps({"results": results, "checks": checks}, indent=1, default=str), encoding="utf-8"
+        )
     out = args.out if not args.quick else Path("/tmp/validation-quick.md")
     med, worst = write_report(results, checks, out, vers, seconds)
     print(f"median |error| {med:.1f} %, max {worst:.1f} % over {len(results)} rows -> {out}")

@@ -46,7 +46,9 @@ THREAD = {
     ],
     "kv-cache-quadratic": ["尤其attention的KV cache是跟序列长度平方级挂钩的"],
     "attention-no-hidden-overhead": ["attention那块其实没太多隐藏开销，主要是激活值随序列长度平方增长"],
-    "upgrade-transformers-for-memory": ["transformers 4.31对LLaMA的支持有点老，建议升到4.35以上，有些显存优化是后来才加的"],
+    "upgrade-transformers-for-memory": [
+        "transformers 4.31对LLaMA的支持有点老，建议升到4.35以上，有些显存优化是后来才加的"
+    ],
     "flash-attention-431-leaks": [
         "另外transformers 4.31的flash attention支持不太好",
         "flash attention在4.31里还不稳定，容易显存泄漏",
@@ -57,8 +59,12 @@ THREAD = {
     "attn-implementation-flash-attn-2": ['你检查下config里有没有加attn_implementation="flash_attn_2"'],
     "turn-off-flash-attention-2": ['手动把attn_implementation="flash_attention_2"关掉，有时候反而是默认实现更省'],
     "fa2-on-3090-only-saves-mask": ["虽然3090不支持flash-attn的某些优化，但至少能省掉attention mask的临时张量"],
-    "llama-431-caches-seq-tensor": ["LLaMA的attention实现里会缓存一个跟序列长度相关的中间张量，哪怕gradient checkpoint开了也照样占着"],
-    "downgrade-to-428-mask-bug": ["有个版本对 attention mask 的处理改过，显存占用会莫名翻倍，建议先试试 4.28 或者 4.36"],
+    "llama-431-caches-seq-tensor": [
+        "LLaMA的attention实现里会缓存一个跟序列长度相关的中间张量，哪怕gradient checkpoint开了也照样占着"
+    ],
+    "downgrade-to-428-mask-bug": [
+        "有个版本对 attention mask 的处理改过，显存占用会莫名翻倍，建议先试试 4.28 或者 4.36"
+    ],
     "upgrade-to-438": ["建议升级到4.38以上，能省不少显存", "建议升到4.38以上或者直接换peft的latest版本"],
     "version-does-not-matter": ["版本问题倒不大，4.31够用，但你可以试试升级到4.36，有些内存管理优化"],
     "latest-peft-fixes-attention": ["flash attention支持不完善，建议升到4.38以上或者直接换peft的latest版本"],
@@ -99,17 +105,31 @@ THREAD = {
         "batch里会自动padding到最长，那2048的padding会白白占显存",
     ],
     "pad-to-max-length-saves-memory": ["试试把padding设为max_length并且固定长度，或者干脆dynamic padding，能省不少"],
-    "dynamic-padding-fixes-peak": ["改成动态padding会好很多", "然后配合DataCollatorWithPadding动态padding，别把整个batch都pad到max_length，能省不少"],
+    "dynamic-padding-fixes-peak": [
+        "改成动态padding会好很多",
+        "然后配合DataCollatorWithPadding动态padding，别把整个batch都pad到max_length，能省不少",
+    ],
     "padding-side-left-saves-memory": ['还有一个冷门技巧是给tokenizer加pad_side="left"，可以避免某些时候的额外缓存'],
-    "device-map-auto-prevents-fragmentation": ['加载模型时用device_map="auto"配合accelerate，别手动塞到cuda:0，不然碎片化也会导致OOM'],
-    "device-map-auto-reserves-cache": ["检查下是不是把model parallelism或者device_map设成了auto，有时候这玩意儿反而会多占一块显存做缓存"],
+    "device-map-auto-prevents-fragmentation": [
+        '加载模型时用device_map="auto"配合accelerate，别手动塞到cuda:0，不然碎片化也会导致OOM'
+    ],
+    "device-map-auto-reserves-cache": [
+        "检查下是不是把model parallelism或者device_map设成了auto，有时候这玩意儿反而会多占一块显存做缓存"
+    ],
     "dataloader-puts-batch-on-gpu": ["检查下是不是有多卡并行或者数据加载时把整批都放显存了"],
     "pin-memory-uses-gpu-memory": ["有时候是dataloader的pin_memory在捣乱"],
     "offload-for-lora": ["我自己的配置是batch size 1、max_length 1024、gradient checkpoint + offload"],
     "validation-every-step-ooms": ["检查下是不是把validation也放在同一个显存里了，如果每步都跑验证集，那肯定爆"],
-    "steady-rise-means-config": ["看看是稳步上升还是突然爆掉，前者是配置问题，后者可能是有个batch里某条样本特别长导致的"],
-    "attention-dropout-raises-memory": ["把attention的dropout关掉", "或者你手动调了attention的dropout，都会让显存偷偷涨"],
-    "13b-on-4090-with-use-cache": ["把 gradient_checkpointing 配合 use_cache=False 一起设。我 4090 跑 13B 就是这么稳下来的"],
+    "steady-rise-means-config": [
+        "看看是稳步上升还是突然爆掉，前者是配置问题，后者可能是有个batch里某条样本特别长导致的"
+    ],
+    "attention-dropout-raises-memory": [
+        "把attention的dropout关掉",
+        "或者你手动调了attention的dropout，都会让显存偷偷涨",
+    ],
+    "13b-on-4090-with-use-cache": [
+        "把 gradient_checkpointing 配合 use_cache=False 一起设。我 4090 跑 13B 就是这么稳下来的"
+    ],
 }
 
 #: How users phrase the same claims in English (independent of the claim text).
@@ -118,7 +138,9 @@ ENGLISH = {
     "kv-cache-eats-training-memory": ["KV cache is eating my memory during training"],
     "bf16-bad-on-3090": ["bf16 doesn't work well on a 3090 so I use fp16"],
     "upgrade-to-438": ["upgrade to 4.38", "Just upgrade transformers to 4.38, it fixed my OOM"],
-    "attn-implementation-flash-attn-2": ["model = AutoModelForCausalLM.from_pretrained(p, attn_implementation='flash_attn_2')"],
+    "attn-implementation-flash-attn-2": [
+        "model = AutoModelForCausalLM.from_pretrained(p, attn_implementation='flash_attn_2')"
+    ],
     "8bit-adam-saves-gigabytes": ["switching to adamw_8bit saved me about 2GB on my LoRA run"],
     "use-cache-false-saves-memory": ["set use_cache=False to save memory when training with gradient checkpointing"],
     "device-map-auto-prevents-fragmentation": ['use device_map="auto" so you don\'t get fragmentation'],
