@@ -143,3 +143,38 @@ def test_gpu_memory_from_the_catalogue_is_nvidia_smis_total():
     assert a100["gpu_name"] == "A100 80GB"  # the size picks the card, so the estimator gets the 80 GB preset
     assert facts("A100")["gpu_name"] == "A100" and facts("A100")["compute_capability"] == 8.0
     assert facts("RTX 3090 Ti")["gpu_name"] == "RTX 3090 Ti"
+
+
+def _facts(text):
+    from triage.ingest.inputs import gather
+    from triage.kb.loader import load_checked
+
+    return {f.name: f.value for f in gather(load_checked().facts, symptoms=[text]).facts}
+
+
+def test_an_upgrade_names_the_version_the_run_has_now():
+    assert _facts("upgrading transformers from 4.37.2 to 4.38.2 broke it")["transformers_version"] == "4.38.2"
+    assert _facts("after upgrading from 4.37.2 to 4.38.2 (transformers) it OOMs")["transformers_version"] == "4.38.2"
+    assert _facts("upgraded transformers to 4.38.2")["transformers_version"] == "4.38.2"
+
+
+def test_words_after_a_bare_oom_phrase_are_read_but_a_pasted_message_is_not():
+    assert _facts("CUDA out of memory with transformers 4.38.5")["transformers_version"] == "4.38.5"
+    pasted = _facts("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total capacity; 24G vram)")
+    assert "gpu_memory_bytes" not in pasted or pasted["gpu_memory_bytes"] != 24 * 1024**3
+
+
+def test_cannot_is_a_negation():
+    assert _facts("V100 cant use flash-attn 2").get("attn_implementation") != "flash_attention_2"
+    assert _facts("we cannot use flash_attention_2 here").get("attn_implementation") != "flash_attention_2"
+
+
+def test_from_package_version_to_version():
+    assert _facts("After upgrading from transformers 4.37.2 to 4.38.2 it OOMs")["transformers_version"] == "4.38.2"
+    assert _facts("transformers 4.31 to train llama")["transformers_version"] == "4.31"
+
+
+def test_a_trainer_class_beats_a_word_in_prose():
+    text = "SFT of my 7B model worked fine.\nNow trainer = DPOTrainer(model, ref_model=None) OOMs"
+    assert _facts(text)["trainer_type"] == "dpo"
+    assert _facts("SFT worked; DPO next")["trainer_type"] == "sft"

@@ -53,6 +53,8 @@ _BOOL_FLAG = {
 }
 
 _SKIP_LINE = re.compile(r"^\s*File \"|^\s*│|Traceback \(most")
+#: The figures of a pasted PyTorch OOM message (after its start on the same line).
+_OOM_DETAIL = re.compile(r"Tried to allocate|total capacity|already allocated|reserved by PyTorch|\bGPU \d+ has")
 #: Where a pasted OOM message starts; the user's own words before it on the same line are still read.
 _OOM_START = re.compile(
     r"(?:torch\.)?(?:cuda\.)?OutOfMemoryError|CUDA out of memory|Tried to allocate|total capacity|already allocated"
@@ -61,6 +63,7 @@ _HINT = re.compile(r"If reserved (?:but unallocated )?memory is [^.]*?(?:try set
 
 _NEGATE = re.compile(
     r"\b(?:no|not|without|w/o|didn'?t|did not|don'?t|do not|haven'?t|hasn'?t|isn'?t|wasn'?t|never|disabled?|"
+    r"can'?t|cannot|couldn'?t|unable to|"
     r"off|false|turned off)\b|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|禁用|否",
     _I,
 )
@@ -232,6 +235,9 @@ _TRAINERS = {
 }
 
 
+_TRAINER_CLASS = re.compile(r"\b(?:SFT|DPO|GRPO|PPO)Trainer\b")
+
+
 def _trainer(m: re.Match[str]) -> list[tuple[str, object]]:
     value = _TRAINERS.get(m.group(0).lower().strip())
     return [("trainer_type", value)] if value else []
@@ -387,6 +393,18 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _in_lora_context(_simple("lora_target_modules", "all-linear")),
     ),
     (r"(?<![\w.])(?:" + "|".join(_LORA_MODULES) + r")(?![\w.])", _in_lora_context(_modules)),
+    (
+        # an upgrade or downgrade names the version the run has now: "transformers from 4.37.2 to 4.38.2"
+        r"(?P<pkg>transformers|pytorch|torch|peft|trl|accelerate|bitsandbytes|bnb|deepspeed|flash[-_ ]?attn|"
+        r"flash[-_ ]attention)\s*(?:version|版本)?\s*(?:(?:from\s+)?v?\d+(?:\.\d+)+\s*)?(?:to|->|→|升级到|降级到|到)\s*"
+        r"v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
+        _version,
+    ),
+    (
+        r"(?:upgrad\w*|updat\w*|downgrad\w*|bump\w*|升级|降级)\s+(?:from\s+v?\d+(?:\.\d+)+\s+)?(?:to\s+)?"
+        r"v?(?P<v>\d+\.\d+(?:\.\d+)?)\s*(?:of\s+)?\(?(?P<pkg>transformers|torch|peft|trl|accelerate|bitsandbytes|deepspeed)\b",
+        _version,
+    ),
     (
         r"(?P<pkg>transformers|pytorch|torch|peft|trl|accelerate|bitsandbytes|bnb|deepspeed|flash[-_ ]?attn|"
         r"flash[-_ ]attention)\s*(?:version|版本)?\s*(?:==|=|:|：|\bis\b|是|为)?\s*v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
@@ -559,7 +577,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             continue
         oom = _OOM_START.search(raw_line)
         if oom is not None:
-            raw_line = raw_line[: oom.start()]
+            # a pasted PyTorch message's figures are not the user's words: drop the message; a bare
+            # "CUDA out of memory with transformers 4.38.5" keeps the words around the phrase
+            if _OOM_DETAIL.search(raw_line, oom.start()):
+                raw_line = raw_line[: oom.start()]
+            else:
+                raw_line = raw_line[: oom.start()] + " " + raw_line[oom.end() :]
         line = _HINT.sub(" ", raw_line)
         if not line.strip():
             continue
@@ -593,6 +616,14 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = []
                 if pairs:
                     put(pairs, number, m.group(0))
+            # a trainer class named in code says more than a word in prose ("SFT worked, DPOTrainer OOMs")
+            said = out["trainer_type"].excerpt or "" if "trainer_type" in out else ""
+            if extract is _trainer and "trainer_type" in out and not _TRAINER_CLASS.search(said):
+                named = _TRAINER_CLASS.search(line)
+                if named is not None:
+                    out["trainer_type"] = Found(
+                        "trainer_type", _TRAINERS[named.group(0).lower()], number, excerpt(named.group(0)), None
+                    )
     return list(out.values())
 
 
