@@ -178,3 +178,20 @@ def test_a_trainer_class_beats_a_word_in_prose():
     text = "SFT of my 7B model worked fine.\nNow trainer = DPOTrainer(model, ref_model=None) OOMs"
     assert _facts(text)["trainer_type"] == "dpo"
     assert _facts("SFT worked; DPO next")["trainer_type"] == "sft"
+
+
+def test_set_but_not_taking_effect_is_its_own_state():
+    for text in (
+        "梯度检查点没生效",
+        "gradient checkpointing does not take effect",
+        "gradient checkpointing is not applied",
+    ):
+        facts = _facts(text)
+        assert facts["gradient_checkpointing"] is True and facts["gc_active"] is False, text
+    assert _facts("I removed gradient checkpointing")["gradient_checkpointing"] is False
+    assert "gc_active" not in _facts("gradient checkpointing on")
+
+
+def test_a_source_path_is_not_a_model():
+    assert "model_name" not in _facts('  File "/site-packages/torch/optim/adamw.py", line 12, in step')
+    assert _facts("meta-llama/Llama-2-7b-hf.")["model_name"] == "meta-llama/Llama-2-7b-hf"

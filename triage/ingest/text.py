@@ -63,8 +63,8 @@ _HINT = re.compile(r"If reserved (?:but unallocated )?memory is [^.]*?(?:try set
 
 _NEGATE = re.compile(
     r"\b(?:no|not|without|w/o|didn'?t|did not|don'?t|do not|haven'?t|hasn'?t|isn'?t|wasn'?t|never|disabled?|"
-    r"can'?t|cannot|couldn'?t|unable to|"
-    r"off|false|turned off)\b|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|禁用|否",
+    r"can'?t|cannot|couldn'?t|unable to|removed|dropped|got rid of|"
+    r"off|false|turned off)\b|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|禁用|否|去掉|删掉|去除",
     _I,
 )
 _AFFIRM = re.compile(
@@ -82,6 +82,8 @@ class Toggle:
     phrase: str | None
     on: list[tuple[str, object]]
     off: list[tuple[str, object]]
+    inactive: tuple[tuple[str, object], ...] = ()
+    """What "X is on but does not take effect" means, for terms where that is a state of its own."""
 
 
 TOGGLES = (
@@ -94,6 +96,7 @@ TOGGLES = (
         "gradient checkpointing",
         [("gradient_checkpointing", True)],
         [("gradient_checkpointing", False)],
+        (("gradient_checkpointing", True), ("gc_active", False)),
     ),
     Toggle(
         re.compile(r"expandable[ _]segments(?::\s*true)?", _I),
@@ -501,7 +504,8 @@ _MODEL_FAMILIES = (
     r"llama|qwen|mistral|mixtral|gemma|phi|baichuan|chatglm|glm|yi|deepseek|internlm|falcon|bloom|"
     r"opt|gpt2|gpt-j|gpt-neox|pythia|olmo|tinyllama|codellama|vicuna|starcoder|minicpm|smollm"
 )
-_HUB_ID = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")[\w.-]*)", _I)
+#: A Hub id ends where the token ends: "torch/optim/adamw.py" is a source path, not a model.
+_HUB_ID = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")[\w.-]*)(?![\w/-])(?<!\.py)", _I)
 _MODEL_NAME = re.compile(
     r"(?<![\w/.-])((?:meta-)?(?:" + _MODEL_FAMILIES + r")[\w.]*(?:-[\w.]+)*?-\d+(?:\.\d+)?[bBmM](?:-[\w.]+)*)(?![\w.])",
     _I,
@@ -513,10 +517,20 @@ def _near(text: str, start: int, end: int, pattern: re.Pattern[str], before: int
     return bool(pattern.search(text[max(0, start - before) : start]) or pattern.search(text[end : end + after]))
 
 
-def _toggle_state(line: str, start: int, end: int) -> bool | None:
-    """On (True), off (False) or unsaid (None) for a term at line[start:end]."""
+_INEFFECTIVE = re.compile(
+    r"\s*(?:is|was|seems|doesn'?t|does not|did not|didn'?t)?\s*(?:not\s+)?(?:tak(?:e|ing)\s+effect|ineffective|"
+    r"(?:not\s+)?(?:active|applied)\b)|\s*(?:好像|似乎)?(?:没有?生效|不生效|未生效|没起作用|不起作用|没用上)",
+    _I,
+)
+
+
+def _toggle_state(line: str, start: int, end: int) -> bool | str | None:
+    """On (True), off (False), "inactive" (set but without effect) or unsaid (None) for line[start:end]."""
     before = line[max(0, start - 24) : start]
     after = line[end : end + 20]
+    wide = line[end : end + 36]
+    if _INEFFECTIVE.match(wide) and not re.match(r"\s*(?:is|was)?\s*active\b", wide, _I):
+        return "inactive"
     term = line[start:end].lower()
     if term.endswith(":true") or re.match(r"\s*[:=]\s*(?:true|1)\b", after, _I):
         return True
@@ -598,7 +612,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if span is None:
                 continue
             state = _toggle_state(line, *span)
-            if state is True:
+            if state == "inactive" and toggle.inactive:
+                put(list(toggle.inactive), number, line)
+            elif state is True:
                 put(toggle.on, number, line)
             elif state is False:
                 put(toggle.off, number, line)
