@@ -121,3 +121,24 @@ def test_fit_command(capsys):
     assert code == 0 and data["variable"] == "max_length" and data["value"] > 2048
     assert main(["fit", "--model", "llama-2-70b", "--gpu", "t4", "--solve", "batch_size"]) == 1
     assert main(["fit", "--model", "llama-2-7b"]) == 3  # no GPU
+
+
+def test_text_fits_80_columns(capsys):
+    from triage.cli import main
+
+    main(
+        [
+            "estimate",
+            "--model",
+            "llama2-7b",
+            "--gpu",
+            "3090",
+            "--max-length",
+            "2048",
+            "--per-device-train-batch-size",
+            "4",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert "DOES NOT FIT" in out
+    assert max(len(line) for line in out.splitlines()) <= 80

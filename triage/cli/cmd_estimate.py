@@ -229,37 +229,39 @@ def describe_run(est: Any) -> str:
 
 
 def render_text(est: Any) -> str:
-    lines = [describe_run(est), ""]
+    """The breakdown for an 80-column terminal: each component, its bar, and its formula below it."""
+    from triage.render.wrap import wrap
+
+    lines = wrap(describe_run(est), 80, "", "  ") + [""]
     peak = est.peak_bytes
-    lines.append(f"Peak allocated: {peak / GiB:.2f} GiB in {est.peak_phase} ({est.peak.detail})")
+    lines += wrap(f"Peak allocated: {peak / GiB:.2f} GiB in {est.peak_phase} ({est.peak.detail})", 80, "", "  ")
     comps = sorted(est.components.items(), key=lambda kv: -kv[1])
     width = max((len(k) for k, _ in comps), default=10)
     for name, n in comps:
         share = n / peak if peak else 0
-        lines.append(
-            f"  {name:<{width}}  {n / GiB:8.2f} GiB  {'#' * max(1, round(20 * share)):<20}  "
-            f"{est.sizes[name].formula if name in est.sizes else ''}"
-        )
+        lines.append(f"  {name:<{width}}  {n / GiB:8.2f} GiB  {'#' * max(1, round(20 * share))}")
+        if name in est.sizes:
+            lines += wrap(est.sizes[name].formula, 80, "      ")
     paged = est.sizes.get("optimizer_state_paged")
     if paged is not None and paged.bytes:
         lines.append(f"  (paged optimizer state {paged.bytes / GiB:.2f} GiB lives in unified memory, outside the peak)")
     band = est.device_total
     lines.append("")
-    lines.append(
+    lines += wrap(
         f"On the device: {band.low / GiB:.2f} / {band.expected / GiB:.2f} / {band.high / GiB:.2f} GiB "
-        "(low / expected / high) = allocated peak plus:"
+        "(low / expected / high) = allocated peak plus:",
+        80,
     )
     for item in band.items:
-        lines.append(
-            f"  + {item.name:<16} {item.expected / GiB:6.2f} GiB ({item.low / GiB:.2f}-{item.high / GiB:.2f})"
-            f"  {item.why}"
-        )
+        lines.append(f"  + {item.name:<16} {item.expected / GiB:6.2f} GiB ({item.low / GiB:.2f}-{item.high / GiB:.2f})")
+        lines += wrap(item.why, 80, "      ")
     if est.capacity_bytes:
         cap = est.capacity_bytes
         verdict = "FITS" if est.fits else "DOES NOT FIT"
         lines.append("")
+        lines.append(_bar(band.expected, cap))
         lines.append(
-            f"{_bar(band.expected, cap)} {band.expected / GiB:.2f} of {cap / GiB:.2f} GiB: {verdict}"
+            f"{band.expected / GiB:.2f} of {cap / GiB:.2f} GiB: {verdict}"
             + ("" if est.fits else f" (short by {(band.expected - cap) / GiB:.2f} GiB)")
         )
         if est.fits and band.high > cap:
@@ -269,12 +271,13 @@ def render_text(est: Any) -> str:
         lines.append("GPU unknown: give --gpu NAME or --gpu-memory SIZE to compare against its capacity.")
     if est.notes:
         lines.append("")
-        lines.extend(f"Note: {n}" for n in est.notes)
+        for n in est.notes:
+            lines += wrap(f"Note: {n}", 80, "", "  ")
     if est.assumptions:
         lines.append("")
         lines.append("Assumed (state the fact to change it):")
         for a in est.assumptions:
-            lines.append(f"  - {a.fact} = {a.value}: {a.reason}")
+            lines += wrap(f"- {a.fact} = {a.value}: {a.reason}", 80, "  ", "    ")
     return "\n".join(lines) + "\n"
 
 
