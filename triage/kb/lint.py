@@ -24,6 +24,7 @@ KB017     ``stable`` entity with fewer than two cases that must fire
 KB018     first line is not the yaml-language-server ``$schema`` comment
 KB019     invalid or unused entry in ``lint-exceptions.yaml``
 KB020     unfilled template blank (``TODO``)
+KB021     a signal restates a fact its cause never tests
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
@@ -84,6 +85,7 @@ CODES: dict[str, str] = {
     "KB018": "missing yaml-language-server $schema comment",
     "KB019": "invalid or unused lint exception",
     "KB020": "unfilled template blank (TODO)",
+    "KB021": "a signal restates a fact its cause never tests",
 }
 
 #: House style for titles (KB013).
@@ -242,6 +244,18 @@ class _Checker:
                 "add cases with expect: fire to the cases file, or set status: experimental",
             )
         self.evidence(key, ("when",), cause.when)
+        tested = {leaf.fact for ev in cause.when for leaf in leaves(ev.test)}
+        tested |= {a.package.lower().replace("-", "_") + "_version" for a in cause.affects}
+        for i, sig in enumerate(cause.signals):
+            if sig.restates is not None and sig.restates in self.kb.facts and sig.restates not in tested:
+                self.add(
+                    key,
+                    ("signals", i, "restates"),
+                    "KB021",
+                    f"signal restates {sig.restates!r}, which no condition of this cause tests",
+                    f"add a `when` condition on {sig.restates}, or drop `restates` (it would silence the signal "
+                    "whenever the fact is known, with nothing to take its place)",
+                )
         for i, aff in enumerate(cause.affects):
             self.specifier(key, ("affects", i, "specifier"), aff.specifier)
             if aff.fixed_in is not None:
