@@ -195,3 +195,11 @@ def test_set_but_not_taking_effect_is_its_own_state():
 def test_a_source_path_is_not_a_model():
     assert "model_name" not in _facts('  File "/site-packages/torch/optim/adamw.py", line 12, in step')
     assert _facts("meta-llama/Llama-2-7b-hf.")["model_name"] == "meta-llama/Llama-2-7b-hf"
+
+
+def test_growth_and_host_kills_in_words():
+    assert _facts("训练到一半显存一直涨")["memory_growth"] == "growing"
+    assert _facts("memory keeps growing every step")["memory_growth"] == "growing"
+    assert _facts("被Killed了")["error_kind"] == "host_oom"
+    assert _facts("the job died with exit code 137")["error_kind"] == "host_oom"
+    assert "memory_growth" not in _facts("memory usage is flat")

@@ -477,6 +477,18 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"\baxolotl\b", _unless_negated(_simple("framework", "axolotl"))),
     (r"\bunsloth\b", _unless_negated(_simple("framework", "unsloth"))),
     (r"\b(?:HF|huggingface|transformers)\s+Trainer\b|\bSeq2SeqTrainer\b", _simple("framework", "hf_trainer")),
+    (
+        r"(?:显存|内存|memory|vram)\s*(?:占用)?\s*(?:一直|不断|持续|逐步|每一?步都?)\s*(?:在)?\s*(?:涨|上涨|增长|增加|变大)|"
+        r"(?:显存|memory)[^,，。.]{0,12}越来越(?:大|多|高)|"
+        r"\bmemory\s+(?:keeps?|kept)\s+(?:growing|increasing|climbing|going up|rising)|"
+        r"\b(?:grows?|increases?|climbs?)\s+(?:a\s+(?:bit|little)\s+)?(?:every|each)\s+(?:step|iteration|batch)|"
+        r"\bsteadily\s+(?:increasing|growing|climbing)",
+        _simple("memory_growth", "growing"),
+    ),
+    (
+        r"被\s*(?:系统)?\s*(?:kill(?:ed)?|杀(?:掉|死)?)了?|\bOOM[ -]?killer\b|(?:exit|退出)\s*(?:code|码|状态)?\s*[:：=]?\s*(?:-9|137)\b",
+        _simple("error_kind", "host_oom"),
+    ),
     (r"\bWSL2?\b", _simple("os", "wsl")),
     (r"\bwindows\b", _simple("os", "windows")),
     (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
