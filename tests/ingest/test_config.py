@@ -132,3 +132,10 @@ def test_arbitrary_configs_never_raise_unexpectedly(data, as_yaml):
 def test_arbitrary_text_raises_only_ingest_error(text):
     with contextlib.suppress(IngestError):
         read_config(text, "c")
+
+
+def test_eval_accumulation_steps_null_means_never_offloaded():
+    from triage.ingest.config import read_config
+
+    reading = read_config('{"per_device_eval_batch_size": 8, "eval_accumulation_steps": null}', "args.json")
+    assert ("eval_accumulation_steps", 0) in [(f.name, f.raw) for f in reading.found]

@@ -87,6 +87,11 @@ def to_text(fact: str) -> Rule:
     return rule
 
 
+def _eval_accumulation(value: Any) -> Pairs:
+    """``eval_accumulation_steps: null`` is a statement: predictions are never moved off the GPU (0)."""
+    return [("eval_accumulation_steps", 0)] if value is None else to_int("eval_accumulation_steps")(value)
+
+
 def _precision(value: Any) -> Pairs:
     text = str(value).lower()
     return [("mixed_precision", text)] if text in ("no", "fp16", "bf16") else []
@@ -393,7 +398,7 @@ RULES: dict[str, Rule] = {
     "val_size": _positive_means_eval,
     "per_device_eval_batch_size": to_int("eval_batch_size"),
     "eval_batch_size": to_int("eval_batch_size"),
-    "eval_accumulation_steps": to_int("eval_accumulation_steps"),
+    "eval_accumulation_steps": _eval_accumulation,
     "packing": to_bool("packing"),
     "sample_packing": to_bool("packing"),
     "neat_packing": lambda v: [("packing", True)] if _bool(v) else [],
