@@ -61,3 +61,16 @@ def test_overlong_lines_across_chunks(monkeypatch, chunk):
         (4, "xxxxxxxx"),
         (4, "xxxxxxxx"),
     ]
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 1 << 20])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(_PIECES, max_size=80))
+def test_file_blocks_hold_the_same_pairs_as_iterating(tmp_path_factory, monkeypatch, chunk, parts):
+    path = tmp_path_factory.mktemp("f") / "x.log"
+    path.write_bytes("".join(parts).encode("utf-8"))
+    monkeypatch.setattr(lines, "_CHUNK", chunk)
+    pairs = list(lines.iter_file_lines(str(path)))
+    blocks = list(lines.iter_file_lines(str(path)).blocks())
+    assert [pair for block in blocks for pair in block] == pairs
+    assert all(blocks)  # no empty chunk lists

@@ -6,7 +6,9 @@ replacement characters), ANSI colour codes and control characters are
 removed, ``[rank0]:`` prefixes are dropped, and tqdm's carriage-return updates
 are split into segments that keep the physical line number an editor shows.
 A physical line longer than :data:`MAX_LINE` characters keeps its head and
-its tail (where tqdm's last update is), never its whole body.
+its tail (where tqdm's last update is), never its whole body. A file's lines
+also come a chunk at a time (:meth:`FileLines.blocks`), for readers that can
+skip most of a chunk without looking at each segment.
 """
 
 from __future__ import annotations
@@ -84,11 +86,18 @@ _ANSI_LINES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\r\n]*(?:\x07
 
 
 def _iter_stream(binary: BinaryIO, encoding: str) -> Iterator[tuple[int, str]]:
-    """Physical lines from large binary chunks, decoded incrementally and split here.
+    """Physical lines from large binary chunks, decoded incrementally and split here."""
+    for block in _iter_blocks(binary, encoding):
+        yield from block
+
+
+def _iter_blocks(binary: BinaryIO, encoding: str) -> Iterator[list[tuple[int, str]]]:
+    """The (line number, segment) pairs of each chunk read, as one list per chunk.
 
     Colour codes and control characters are removed from whole chunks at once (a single regex
     pass in C instead of one per segment); a line of :data:`MAX_LINE` characters or more keeps its
     head and its tail exactly as :func:`_overlong` says, and only that line is cleaned on its own.
+    A list holds at most one chunk's segments, so memory stays bounded.
     """
     decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
     number = 0
@@ -96,6 +105,7 @@ def _iter_stream(binary: BinaryIO, encoding: str) -> Iterator[tuple[int, str]]:
     long_head: str | None = None  # an overlong line in progress: its head ...
     long_tail = ""  # ... and the last characters read of it
     while True:
+        out: list[tuple[int, str]] = []
         data = binary.read(_CHUNK)
         text = decoder.decode(data, final=not data)
         if long_head is not None:
@@ -106,10 +116,11 @@ def _iter_stream(binary: BinaryIO, encoding: str) -> Iterator[tuple[int, str]]:
                     continue
                 text, cut = "", -1
                 number += 1
-                yield from _segments(number, _overlong(long_head, long_tail, newline=False))
+                out.extend(_segments(number, _overlong(long_head, long_tail, newline=False)))
+                yield out
                 return
             number += 1
-            yield from _segments(number, _overlong(long_head, long_tail + text[:cut], newline=True))
+            out.extend(_segments(number, _overlong(long_head, long_tail + text[:cut], newline=True)))
             long_head, long_tail = None, ""
             text = text[cut + 1 :]
         text = carry + text
@@ -124,6 +135,7 @@ def _iter_stream(binary: BinaryIO, encoding: str) -> Iterator[tuple[int, str]]:
                 if "\x1b" in complete:
                     complete = _ANSI_LINES.sub("", complete)
                 lines = _CONTROL.sub("", complete).split("\n")
+                append = out.append
                 for line in lines:
                     number += 1
                     if "\r" not in line:
@@ -131,32 +143,36 @@ def _iter_stream(binary: BinaryIO, encoding: str) -> Iterator[tuple[int, str]]:
                             line = _RANK_PREFIX.sub("", line)
                         line = line.rstrip()
                         if line:
-                            yield number, line
+                            append((number, line))
                         continue
                     for part in line.split("\r"):
                         if part.startswith("["):
                             part = _RANK_PREFIX.sub("", part)
                         part = part.rstrip()
                         if part:
-                            yield number, part
+                            append((number, part))
             else:
                 for line in lines:
                     number += 1
                     if len(line) >= MAX_LINE:
-                        yield from _segments(number, _overlong(line[:MAX_LINE], line[MAX_LINE:], newline=True))
+                        out.extend(_segments(number, _overlong(line[:MAX_LINE], line[MAX_LINE:], newline=True)))
                     else:
-                        yield from _segments(number, line)
+                        out.extend(_segments(number, line))
         if len(carry) >= MAX_LINE:
             long_head, long_tail, carry = carry[:MAX_LINE], carry[MAX_LINE:][-MAX_LINE:], ""
         if not data:
             if carry:
                 number += 1
                 if long_head is None:
-                    yield from _segments(number, carry)
+                    out.extend(_segments(number, carry))
             if long_head is not None:
                 number += 1
-                yield from _segments(number, _overlong(long_head, long_tail, newline=False))
+                out.extend(_segments(number, _overlong(long_head, long_tail, newline=False)))
+            if out:
+                yield out
             return
+        if out:
+            yield out
 
 
 def _overlong(head: str, rest: str, newline: bool) -> str:
@@ -182,8 +198,32 @@ def open_binary(path: str) -> BinaryIO:
         raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def iter_file_lines(path: str) -> Iterator[tuple[int, str]]:
-    """(line number, segment) for a file or '-' (standard input), streamed in bounded memory."""
+class FileLines(Iterator[tuple[int, str]]):
+    """(line number, segment) for a file or '-', streamed; :meth:`blocks` gives them a chunk at a time.
+
+    Iterating yields one pair at a time; a reader that can use whole chunks (the log scanner)
+    calls :meth:`blocks` instead. Either way the file is read once and closed at the end.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._blocks = _iter_file_blocks(path)
+        self._pairs: Iterator[tuple[int, str]] | None = None
+
+    def blocks(self) -> Iterator[list[tuple[int, str]]]:
+        """The remaining pairs, one list per chunk read."""
+        return self._blocks
+
+    def __iter__(self) -> FileLines:
+        return self
+
+    def __next__(self) -> tuple[int, str]:
+        if self._pairs is None:
+            self._pairs = (pair for block in self._blocks for pair in block)
+        return next(self._pairs)
+
+
+def _iter_file_blocks(path: str) -> Iterator[list[tuple[int, str]]]:
     binary = open_binary(path)
     try:
         try:
@@ -193,12 +233,17 @@ def iter_file_lines(path: str) -> Iterator[tuple[int, str]]:
             raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
         encoding = guess_encoding(sample)
         try:
-            yield from _iter_stream(binary, encoding)
+            yield from _iter_blocks(binary, encoding)
         except OSError as exc:
             raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
     finally:
         if path != "-":
             binary.close()
+
+
+def iter_file_lines(path: str) -> FileLines:
+    """(line number, segment) for a file or '-' (standard input), streamed in bounded memory."""
+    return FileLines(path)
 
 
 def read_small(path: str, limit: int = 8 * 1024 * 1024) -> str:
