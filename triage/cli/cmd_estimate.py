@@ -232,7 +232,7 @@ def render_text(est: Any) -> str:
     """The breakdown for an 80-column terminal: each component, its bar, and its formula below it."""
     from triage.render.wrap import wrap
 
-    lines = wrap(describe_run(est), 80, "", "  ") + [""]
+    lines = [*wrap(describe_run(est), 80, "", "  "), ""]
     peak = est.peak_bytes
     lines += wrap(f"Peak allocated: {peak / GiB:.2f} GiB in {est.peak_phase} ({est.peak.detail})", 80, "", "  ")
     comps = sorted(est.components.items(), key=lambda kv: -kv[1])
