@@ -25,6 +25,7 @@ KB018     first line is not the yaml-language-server ``$schema`` comment
 KB019     invalid or unused entry in ``lint-exceptions.yaml``
 KB020     unfilled template blank (``TODO``)
 KB021     a signal restates a fact its cause never tests
+KB022     `` #`` in an unquoted text value starts a YAML comment (the rest is lost)
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
@@ -86,6 +87,7 @@ CODES: dict[str, str] = {
     "KB019": "invalid or unused lint exception",
     "KB020": "unfilled template blank (TODO)",
     "KB021": "a signal restates a fact its cause never tests",
+    "KB022": "' #' in an unquoted text value starts a YAML comment",
 }
 
 #: House style for titles (KB013).
@@ -116,6 +118,12 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"^[A-Za-z][a-z]+$")
 _TODO = re.compile(r"\bTODO\b")
 
+
+#: A prose key with an unquoted one-line value containing " #": YAML reads the rest as a comment.
+_PROSE_COMMENT = re.compile(
+    r"^\s*(?:-\s+)?(?:en|zh|note|reason|label|title|summary|what|why|confirm|known_problems|claim|correction):"
+    r"\s+[^'\"|>{\[&*!%@`#\s].*?\s#"
+)
 
 class _Checker:
     def __init__(self, kb: KnowledgeBase) -> None:
@@ -455,6 +463,21 @@ class _Checker:
             )
             self.problems.append(Problem(self.kb.rel(path), 1, "KB018", message, f"make the first line `{want}`"))
 
+    def comments_in_prose(self) -> None:
+        """An unquoted prose value with " #" loses the rest of the line to a YAML comment ("PR #123")."""
+        for path, text in self.kb.texts.items():
+            for n, line in enumerate(text.splitlines(), 1):
+                if _PROSE_COMMENT.match(line):
+                    self.problems.append(
+                        Problem(
+                            self.kb.rel(path),
+                            n,
+                            "KB022",
+                            "' #' in an unquoted text value starts a YAML comment: the rest of the line is lost",
+                            'quote the value ("... PR #123 ...") or write the number without the space',
+                        )
+                    )
+
     def blanks(self) -> None:
         for path, text in self.kb.texts.items():
             for n, line in enumerate(text.splitlines(), 1):
@@ -526,6 +549,7 @@ def lint(kb: KnowledgeBase) -> list[Problem]:
     checker.duplicates()
     checker.headers()
     checker.blanks()
+    checker.comments_in_prose()
     return sorted(checker.problems)
 
 
