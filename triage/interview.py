@@ -36,6 +36,7 @@ from triage.ingest.inputs import Gathered, gather
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Cause, FactSpec, FactType
 from triage.quantify import Memory, derive
+from triage.render.strings import t
 
 LANGS = ("en", "zh")
 #: Facts named in the one-line summary of what the readers took (the rest are counted).
@@ -43,22 +44,6 @@ SUMMARY_FACTS = 5
 #: The key that answers "don't know".
 DONT_KNOW_KEY = "0"
 
-_WORDS: dict[str, dict[str, str]] = {
-    "yes": {"en": "yes", "zh": "是"},
-    "no": {"en": "no", "zh": "否"},
-    "dont_know": {"en": "don't know", "zh": "不知道"},
-    "took": {"en": "I took from that", "zh": "我从中读取到"},
-    "took_n": {"en": "took {n} facts from {where}", "zh": "从{where}读取到 {n} 个事实"},
-    "took_1": {"en": "took 1 fact from {where}", "zh": "从{where}读取到 1 个事实"},
-    "your_text": {"en": "your text", "zh": "你的文本"},
-    "more_n": {"en": "{n} more", "zh": "另 {n} 个"},
-    "notes_n": {"en": "{n} reader notes in the report", "zh": "另有 {n} 条读取说明（见报告）"},
-    "mentions": {"en": "text mentions", "zh": "文本提到"},
-    "kept": {
-        "en": "I found no facts in that; I keep it as context (it still counts as evidence).",
-        "zh": "没有从中读取到事实；已作为上下文保留（仍会作为证据）。",
-    },
-}
 _DONT_KNOW = {
     "?",
     "idk",
@@ -187,7 +172,7 @@ def read_text(kb: KnowledgeBase, text: str) -> Taken:
 def format_value(spec: FactSpec | None, value: Value, lang: str = "en") -> str:
     """A value as the user reads it: yes/no, 24 GiB, 2048."""
     if isinstance(value, bool):
-        return _WORDS["yes" if value else "no"][lang]
+        return t("ask_yes" if value else "ask_no", lang)
     if spec is not None and spec.type is FactType.bytes and isinstance(value, (int, float)):
         gib = value / 1024**3
         return f"{gib:.0f} GiB" if gib >= 10 else f"{gib:.1f} GiB"
@@ -225,8 +210,8 @@ def interpret(spec: FactSpec, text: str) -> Value | None:
 def describe_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> list[str]:
     """What the readers took from a text, one line per fact with its source, then their notes."""
     if not taken.facts:
-        return [_WORDS["kept"][lang], *taken.notes]
-    lines = [_WORDS["took"][lang] + ":"]
+        return [t("ask_kept", lang), *taken.notes]
+    lines = [t("ask_took", lang) + ":"]
     for fact in taken.facts:
         value = format_value(kb.facts.get(fact.name), fact.value, lang)
         lines.append(f"  {fact.name} = {value} ({fact.source.describe()})")
@@ -236,20 +221,20 @@ def describe_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> list[st
 def summarize_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> str:
     """One line for the conversation: "took 3 facts from your text: a=1, b=yes, c=24 GiB"."""
     if not taken.facts:
-        return _WORDS["kept"][lang]
+        return t("ask_kept", lang)
     wheres: list[str] = []
     for fact in taken.facts:
-        where = fact.source.path or (_WORDS["your_text"][lang] if fact.source.kind == "symptom" else fact.source.kind)
+        where = fact.source.path or (t("ask_your_text", lang) if fact.source.kind == "symptom" else fact.source.kind)
         if where not in wheres:
             wheres.append(where)
     n = len(taken.facts)
-    head = _WORDS["took_1" if n == 1 else "took_n"][lang].format(n=n, where=", ".join(wheres))
+    head = t("ask_took_1" if n == 1 else "ask_took_n", lang).format(n=n, where=", ".join(wheres))
     shown = [f"{f.name}={format_value(kb.facts.get(f.name), f.value, lang)}" for f in taken.facts[:SUMMARY_FACTS]]
     if n > SUMMARY_FACTS:
-        shown.append(_WORDS["more_n"][lang].format(n=n - SUMMARY_FACTS))
+        shown.append(t("ask_more_n", lang).format(n=n - SUMMARY_FACTS))
     line = f"{head}: {', '.join(shown)}"
     if taken.notes:
-        line += f" ({_WORDS['notes_n'][lang].format(n=len(taken.notes))})"
+        line += f" ({t('ask_notes_n', lang).format(n=len(taken.notes))})"
     return line
 
 
@@ -264,7 +249,7 @@ def evidence_label(cause: Cause, item: Item, lang: str = "en") -> str:
     if lang == "en":
         return item.label
     if item.kind == "signal":
-        return f"{_WORDS['mentions'][lang]} “{item.excerpt}”" if item.excerpt else item.label
+        return f"{t('ask_mentions', lang)} “{item.excerpt}”" if item.excerpt else item.label
     if item.kind == "fact":
         for ev in evidence_of(cause):
             if ev.label is not None and ev.label.en == item.label:
@@ -455,13 +440,13 @@ class Interview:
         out = [
             Reply(str(i), value, format_value(spec, value, self.lang)) for i, value in enumerate(question.values[:9], 1)
         ]
-        out.append(Reply(DONT_KNOW_KEY, None, _WORDS["dont_know"][self.lang]))
+        out.append(Reply(DONT_KNOW_KEY, None, t("ask_dont_know", self.lang)))
         return out
 
     def answer_label(self, turn: Turn) -> str:
         """How an answer turn reads back in the current language."""
         if turn.kind == "unknown":
-            return _WORDS["dont_know"][self.lang]
+            return t("ask_dont_know", self.lang)
         if turn.kind == "answer" and turn.value is not None:
             return format_value(self.kb.facts.get(turn.fact or ""), turn.value, self.lang)
         return turn.said
@@ -503,7 +488,7 @@ class Interview:
     def dont_know(self) -> Turn:
         """The user cannot answer the current question; the next best one is asked instead."""
         question = self._current()
-        return self._record(Turn("unknown", question.fact, None, _WORDS["dont_know"][self.lang]))
+        return self._record(Turn("unknown", question.fact, None, t("ask_dont_know", self.lang)))
 
     def press(self, key: str) -> Turn:
         """Answer with a quick-reply key."""

@@ -23,46 +23,9 @@ from triage.redact import redact
 from triage.render.contract import to_dict
 from triage.render.strings import t
 
-_HEADINGS: dict[str, dict[str, str]] = {
-    "title": {"en": "triage report", "zh": "triage 诊断报告"},
-    "most_likely": {"en": "Most likely", "zh": "最可能的原因"},
-    "plan": {"en": "Plan", "zh": "修改计划"},
-    "remedies": {"en": "What to change", "zh": "建议的修改"},
-    "memory": {"en": "Memory", "zh": "显存"},
-    "component": {"en": "component", "zh": "组成部分"},
-    "at_peak": {"en": "at the peak", "zh": "峰值时"},
-    "device_total": {"en": "device total", "zh": "显卡总占用"},
-    "gpu": {"en": "GPU", "zh": "显卡"},
-    "gpu_unknown": {
-        "en": "GPU unknown: say which GPU to know whether it fits",
-        "zh": "显卡未知：告诉我显卡型号才能判断是否放得下",
-    },
-    "peak_phase": {"en": "peak during", "zh": "峰值出现在"},
-    "plan_none": {"en": "Nothing to change: the run fits as it is.", "zh": "无需修改：当前配置已放得下。"},
-    "plan_steps": {"en": "Cheapest set of remedies that fits", "zh": "代价最小且放得下的修改组合"},
-    "plan_best": {"en": "No combination fits; the closest", "zh": "没有放得下的组合；最接近的是"},
-    "after": {"en": "after", "zh": "修改后"},
-    "target": {"en": "target", "zh": "目标"},
-    "reader_notes": {"en": "How the inputs were read", "zh": "输入的读取说明"},
-    "whatif": {"en": "What-if tried in the session", "zh": "会话中试用的修改"},
-    "no_estimate": {"en": "No memory estimate", "zh": "无法估算显存"},
-    "saves_nothing": {"en": "saves ~0 on this run", "zh": "对本次训练几乎无节省"},
-    "costs": {"en": "costs", "zh": "多用"},
-    "interview": {"en": "Questions and answers", "zh": "问答记录"},
-    "pasted": {"en": "What was pasted", "zh": "粘贴的内容"},
-    "you_said": {"en": "(free text)", "zh": "（自由输入）"},
-    "undecided": {
-        "en": "No cause is more likely than not yet.",
-        "zh": "目前还没有哪个原因的可能性超过一半。",
-    },
-    "treats": {"en": "treats", "zh": "针对"},
-    "redacted": {"en": "secrets were redacted", "zh": "已隐去密钥等敏感信息"},
-}
-
 
 def _h(key: str, lang: str) -> str:
-    entry = _HEADINGS[key]
-    return entry.get(lang, entry["en"])
+    return t(f"report_{key}", lang)
 
 
 def _cell(text: object) -> str:
