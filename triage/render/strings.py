@@ -96,6 +96,42 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "I found no facts in that; I keep it as context (it still counts as evidence).",
         "zh": "没有从中读取到事实；已作为上下文保留（仍会作为证据）。",
     },
+    # the TUI (triage/tui/widgets/conversation.py)
+    "chat_intro": {
+        "en": "Tell me what you see: paste the error or the log, or answer my questions. "
+        "Number keys answer, / types, ? shows the keys.",
+        "zh": "告诉我你看到了什么：粘贴报错或日志，或者回答我的问题。数字键回答，/ 输入文字，? 查看按键。",
+    },
+    "chat_changing": {"en": "Changing your earlier answer:", "zh": "修改之前的回答："},
+    "chat_done": {"en": "I have nothing more worth asking. Most likely:", "zh": "没有更值得问的问题了。最可能的原因："},
+    "chat_undecided": {
+        "en": "I have nothing more worth asking, and no cause stands out. Tell me more in your own words.",
+        "zh": "没有更值得问的问题了，也没有哪个原因明显领先。请用自己的话多说一些。",
+    },
+    "chat_more": {"en": "more lines", "zh": "行未显示"},
+    # the TUI (triage/tui/widgets/memory.py)
+    "panel_title": {"en": "Memory (what-if)", "zh": "显存（假设分析）"},
+    "panel_needs": {"en": "To estimate memory I need", "zh": "要估算显存，我需要知道"},
+    "panel_fits": {"en": "fits", "zh": "放得下"},
+    "panel_no_fit": {"en": "does not fit", "zh": "放不下"},
+    "panel_over": {"en": "over", "zh": "超出"},
+    "panel_gpu": {"en": "GPU", "zh": "显卡"},
+    "panel_peak": {"en": "peak", "zh": "峰值阶段"},
+    "panel_capacity_unknown": {"en": "GPU unknown: give", "zh": "显卡未知：请提供"},
+    "panel_with": {"en": "with", "zh": "应用"},
+    "panel_change": {"en": "change", "zh": "项修改"},
+    "panel_changes": {"en": "changes", "zh": "项修改"},
+    "panel_saves": {"en": "saves", "zh": "节省"},
+    "panel_costs": {"en": "costs", "zh": "多用"},
+    "panel_plan": {"en": "plan", "zh": "方案"},
+    "panel_plan_key": {"en": "p: try it", "zh": "p：试用"},
+    "panel_plan_undo": {"en": "p: back to your run", "zh": "p：恢复原配置"},
+    "panel_no_plan": {"en": "no combination of these remedies fits", "zh": "这些修改组合后仍放不下"},
+    "panel_assumed": {"en": "assumed", "zh": "假设"},
+    "panel_toggle": {"en": "space: try a remedy", "zh": "空格：试用某个修改"},
+    # the TUI (triage/tui/widgets/ranking.py)
+    "rank_ranking": {"en": "Ranking", "zh": "原因排名"},
+    "rank_unknown": {"en": "not known yet", "zh": "尚未知道"},
 }
 
 

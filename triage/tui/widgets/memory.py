@@ -10,6 +10,7 @@ from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from triage.kb.models import Remedy
+from triage.render.strings import t
 from triage.tui.messages import RemedyToggled
 from triage.tui.whatif import OTHER, OVERHEAD, MemoryView, bar_cells, capacity_cell, gib
 
@@ -20,31 +21,9 @@ GLYPH = {"free": "░", "uncertain": "▒"}
 #: The GPU's capacity, drawn into the bar.
 MARK = "┃"
 
-WORDS = {
-    "title": {"en": "Memory (what-if)", "zh": "显存（假设分析）"},
-    "needs": {"en": "To estimate memory I need", "zh": "要估算显存，我需要知道"},
-    "fits": {"en": "fits", "zh": "放得下"},
-    "no_fit": {"en": "does not fit", "zh": "放不下"},
-    "over": {"en": "over", "zh": "超出"},
-    "gpu": {"en": "GPU", "zh": "显卡"},
-    "peak": {"en": "peak", "zh": "峰值阶段"},
-    "capacity_unknown": {"en": "GPU unknown: give", "zh": "显卡未知：请提供"},
-    "with": {"en": "with", "zh": "应用"},
-    "change": {"en": "change", "zh": "项修改"},
-    "changes": {"en": "changes", "zh": "项修改"},
-    "saves": {"en": "saves", "zh": "节省"},
-    "costs": {"en": "costs", "zh": "多用"},
-    "plan": {"en": "plan", "zh": "方案"},
-    "plan_key": {"en": "p: try it", "zh": "p：试用"},
-    "plan_undo": {"en": "p: back to your run", "zh": "p：恢复原配置"},
-    "no_plan": {"en": "no combination of these remedies fits", "zh": "这些修改组合后仍放不下"},
-    "assumed": {"en": "assumed", "zh": "假设"},
-    "toggle": {"en": "space: try a remedy", "zh": "空格：试用某个修改"},
-}
-
 
 def _w(key: str, lang: str) -> str:
-    return WORDS[key].get(lang, WORDS[key]["en"])
+    return t(f"panel_{key}", lang)
 
 
 def colours(view: MemoryView) -> dict[str, str]:

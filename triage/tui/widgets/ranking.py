@@ -14,11 +14,6 @@ from triage.render.strings import t
 SHOWN = 6
 BAR = 8
 
-WORDS = {
-    "ranking": {"en": "Ranking", "zh": "原因排名"},
-    "unknown": {"en": "not known yet", "zh": "尚未知道"},
-}
-
 
 def bar(p: float, cells: int = BAR) -> str:
     filled = round(p * cells)
@@ -52,7 +47,7 @@ class RankingPane(Tree[str]):
                 node.add_leaf(Text.assemble((f"{item.weight:+.1f} ", style), words), data=cause.id)
             unknown = sorted(rc.scored.unknown)
             if unknown:
-                node.add_leaf(Text(f"? {WORDS['unknown'][lang]}: {', '.join(unknown)}", style="dim"), data=cause.id)
+                node.add_leaf(Text(f"? {t('rank_unknown', lang)}: {', '.join(unknown)}", style="dim"), data=cause.id)
             for rid in cause.remedies:
                 rr = remedies.get(rid)
                 if rr is None:
@@ -74,7 +69,7 @@ class RankingPane(Tree[str]):
             myths = self.root.add(Text(t("myths", lang), style="bold"), expand=True)
             for fm in diagnosis.myths:
                 myths.add_leaf(Text(f"! {fm.myth.claim.get(lang)}", style="yellow"), data=fm.myth.id)
-        self.border_title = WORDS["ranking"][lang]
+        self.border_title = t("rank_ranking", lang)
 
     @property
     def highlighted_id(self) -> str | None:
