@@ -96,7 +96,17 @@ def parse_bytes(text: str) -> int:
 
 
 def coerce(spec: FactSpec, raw: object) -> Value:
-    """Convert ``raw`` (a string from the CLI or a YAML scalar) to the fact's type."""
+    """Convert ``raw`` (a string from the CLI or a YAML scalar) to the fact's type.
+
+    Numbers are counts, sizes, ratios or capabilities, so a negative one is refused.
+    """
+    value = _coerce(spec, raw)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        raise FactError(f"{spec.id} cannot be negative; got {raw!r}")
+    return value
+
+
+def _coerce(spec: FactSpec, raw: object) -> Value:
     text = str(raw).strip()
     kind = spec.type
     try:

@@ -33,7 +33,7 @@ from triage.facts import FactSet
 from triage.kb.models import Remedy
 
 #: Estimator errors that mean "not enough is known", never a crash.
-NOT_ESTIMABLE = (ModelUnknown, RunError, ArchitectureError, OptimizerError, ChangeError, ValueError, KeyError)
+NOT_ESTIMABLE = (ModelUnknown, RunError, ArchitectureError, OptimizerError, ChangeError)
 
 
 @dataclass(frozen=True)
