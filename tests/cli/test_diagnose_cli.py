@@ -143,3 +143,10 @@ def test_no_arguments_without_a_terminal_prints_usage():
         [sys.executable, "-m", "triage"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
     )
     assert proc.returncode == 2 and "usage:" in proc.stderr
+
+
+def test_a_huge_symptom_file_is_refused_not_cut(tmp_path, capsys):
+    big = tmp_path / "big.txt"
+    big.write_text("x" * 1_000_001, encoding="utf-8")
+    assert main(["diagnose", "--symptom-file", str(big)]) == 3
+    assert "--log" in capsys.readouterr().err

@@ -66,10 +66,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--knowledge", type=Path, metavar="DIR", help="use this knowledge directory")
 
 
+#: A symptom is read whole; anything larger belongs in --log, which streams.
+SYMPTOM_LIMIT = 1_000_000
+
+
+def _whole(text: str, where: str) -> str:
+    if len(text) > SYMPTOM_LIMIT:
+        raise InputError(f"{where} is larger than 1 MB; give it with --log, which streams a log of any size")
+    return text
+
+
 def _read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(1_000_000)
+            return _whole(fh.read(SYMPTOM_LIMIT + 1), path)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -84,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     symptoms = list(args.symptom)
     symptoms += [_read_text(p) for p in args.symptom_file]
     if args.stdin == "-":
-        symptoms.append(sys.stdin.read(1_000_000))
+        symptoms.append(_whole(sys.stdin.read(SYMPTOM_LIMIT + 1), "standard input"))
     files = [*args.log, *args.env, *args.config, *args.input]
     if not symptoms and not args.fact and not files:
         raise InputError(
