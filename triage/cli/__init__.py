@@ -31,7 +31,11 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> tuple[Parser, dict[str, object]]:
     parser = Parser(
-        prog="triage", description="Why did my GPU run out of memory while fine-tuning, and what do I change?"
+        prog="triage",
+        description="Why did my GPU run out of memory while fine-tuning, and what do I change?",
+        epilog='Quick start: triage --symptom "CUDA out of memory at step 0, LLaMA-7B LoRA on a 3090" '
+        "(short for `triage diagnose --symptom ...`). With no arguments on a terminal, triage opens the "
+        "interview (`triage tui`). Exit codes: 0 answered, 1 checks failed, 2 usage error, 3 bad input.",
     )
     parser.add_argument("--version", action="version", version=f"triage {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
