@@ -58,13 +58,28 @@ def try_estimate(facts: FactSet) -> tuple[Estimate | None, str | None]:
         return None, str(exc).strip("'\"")
 
 
+#: The run settings each derived fact rests on. A derived fact is evidence only when none of
+#: them was an assumption of the estimator: "fits at batch 1" computed from an assumed
+#: max_length says nothing about the user's run.
+DEPENDS_ON: dict[str, frozenset[str]] = {
+    "weights_exceed_gpu": frozenset({"quantization"}),
+    "does_not_fit_at_batch_1": frozenset({"max_length", "gradient_checkpointing", "quantization"}),
+    "largest_component": frozenset({"max_length", "batch_size", "gradient_checkpointing"}),
+    "estimated_peak_bytes": frozenset({"max_length", "batch_size", "gradient_checkpointing"}),
+}
+
+
 def derive(facts: FactSet) -> FactSet:
-    """``facts`` plus the estimator's derived facts; anything the user stated wins."""
+    """``facts`` plus the estimator's derived facts that rest on what the user said; stated facts win."""
     try:
-        derived = derived_facts(facts)
+        est = estimate(facts)
+        derived = derived_facts(facts, est=est)
     except NOT_ESTIMABLE:
         return facts
-    return facts.with_facts(f for f in derived if f.name not in facts)
+    assumed = {a.fact for a in est.assumptions}
+    return facts.with_facts(
+        f for f in derived if f.name not in facts and not DEPENDS_ON.get(f.name, frozenset()) & assumed
+    )
 
 
 def saver(facts: FactSet, est: Estimate | None) -> Callable[[Remedy], int | None] | None:

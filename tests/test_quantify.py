@@ -1,0 +1,42 @@
+"""The quantify stage: derived facts count as evidence only when they rest on what the user said."""
+
+from __future__ import annotations
+
+from triage.facts import Fact, FactSet, Source
+from triage.quantify import derive
+
+
+def facts(**values):
+    return FactSet().with_facts(Fact(k, v, Source("cli")) for k, v in values.items())
+
+
+def test_derived_facts_that_rest_on_assumed_settings_are_withheld():
+    got = derive(facts(model_name="llama2-7b", gpu_name="RTX 3090"))
+    assert "weights_exceed_gpu" in got and got.value("weights_exceed_gpu") is False
+    assert "does_not_fit_at_batch_1" not in got  # max_length and checkpointing were assumed
+    assert got["weights_exceed_gpu"].source.kind == "derived"
+
+
+def test_with_the_settings_stated_the_estimate_becomes_evidence():
+    got = derive(
+        facts(
+            model_name="llama2-7b",
+            gpu_name="RTX 3090",
+            max_length=2048,
+            gradient_checkpointing=False,
+            quantization="none",
+            batch_size=4,
+            finetune_method="lora",
+        )
+    )
+    assert got.value("does_not_fit_at_batch_1") is True
+    assert got.value("largest_component") == "activations"
+
+
+def test_stated_facts_win_over_derived_ones():
+    got = derive(facts(model_name="llama2-13b", gpu_name="RTX 3090", weights_exceed_gpu=False))
+    assert got["weights_exceed_gpu"].source.kind == "cli"
+
+
+def test_without_a_model_nothing_is_derived():
+    assert len(derive(facts(gpu_name="RTX 3090"))) == 1
