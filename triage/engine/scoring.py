@@ -150,7 +150,9 @@ class Scorer:
 
     def score_one(self, cause: Cause, facts: FactSet) -> Scored:
         """Score one cause."""
-        prior = Item("prior", f"base rate {cause.prior:.0%}", logit(cause.prior), "true")
+        prior = Item(
+            "prior", f"base rate {cause.prior:.0%}", logit(cause.prior), "true", label_zh=f"基础概率 {cause.prior:.0%}"
+        )
         f_items, vetoed, unknown = fact_items(cause, facts)
         text = [i for i in self.text_items[cause.id] if i.restates is None or facts.value(i.restates) is None]
         items = (prior, *f_items, *text)
