@@ -203,3 +203,11 @@ def test_growth_and_host_kills_in_words():
     assert _facts("被Killed了")["error_kind"] == "host_oom"
     assert _facts("the job died with exit code 137")["error_kind"] == "host_oom"
     assert "memory_growth" not in _facts("memory usage is flat")
+
+
+def test_what_fixed_it_is_not_the_failing_run():
+    assert "use_cache" not in _facts("use_cache=False 就好了")
+    assert _facts("batch size 8 OOMs, batch size 2 it runs")["batch_size"] == 8
+    assert _facts("bs=4 works fine, bs=8 OOMs")["batch_size"] == 8
+    assert "transformers_version" not in _facts("upgrading to transformers 4.40 fixed it")
+    assert _facts("max_length 2048, bs=4, OOM")["batch_size"] == 4

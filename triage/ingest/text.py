@@ -589,6 +589,23 @@ def read_text(text: str) -> list[Found]:
     return read_lines(iter_text_lines(text))
 
 
+_FIX = re.compile(
+    r"\b(?:fixe[sd]|solve[sd]|resolve[sd]|works?\s+(?:now|fine)|it\s+(?:runs|works|fits)|runs\s+fine|no\s+longer\s+oom)\b|"
+    r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了",
+    _I,
+)
+
+
+def describes_a_fix(line: str, end: int) -> bool:
+    """Whether the rest of the clause after ``line[:end]`` says this setting fixed it ("bs 2 it runs").
+
+    What made the run work is not the failing run's setting, so it does not become a fact.
+    """
+    rest = line[end:]
+    cut = _CLAUSE.search(rest)
+    return _FIX.search(rest[: cut.start()] if cut else rest) is not None
+
+
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
@@ -614,14 +631,14 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             continue
         low = line.lower()
         for m in _INLINE.finditer(line):
-            if not negated(line, m.start()):
+            if not negated(line, m.start()) and not describes_a_fix(line, m.end()):
                 put(_inline(m), number, m.group(0))
         for toggle in TOGGLES:
             hit = toggle.pattern.search(line)
             span = (hit.start(), hit.end()) if hit else None
             if span is None and toggle.phrase and len(low) >= 8 and toggle.phrase.split()[0][:4] in low:
                 span = _fuzzy_span(low, toggle.phrase)
-            if span is None:
+            if span is None or describes_a_fix(line, span[1]):
                 continue
             state = _toggle_state(line, *span)
             if state == "inactive" and toggle.inactive:
@@ -638,6 +655,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         _gpu_names(line, number, put)
         for pattern, extract in PATTERNS:
             for m in pattern.finditer(line):
+                if describes_a_fix(line, m.end()):
+                    continue
                 try:
                     pairs = extract(m)
                 except (ValueError, KeyError, IndexError):
