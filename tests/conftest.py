@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from triage.kb.loader import KnowledgeBase, load_checked
+
 # CI (CI=true in .ci/run and the workflow) runs the property tests with a fixed seed and no
 # deadline, so a build is reproducible and a slow shared runner cannot fail it; locally each
 # run explores new examples.
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-
-from triage.kb.loader import KnowledgeBase, load_checked
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
