@@ -6,45 +6,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import cause, spec
 
 from triage.api import build_session
 from triage.engine.diagnose import diagnose
 from triage.interview import Interview, InterviewError, interpret, read_inputs
 from triage.kb.loader import KnowledgeBase, load_checked
-from triage.kb.models import Cause, FactSpec
+from triage.kb.models import Cause
 
 FIXTURE_KB = Path(__file__).parent / "fixtures" / "tui" / "knowledge"
-
-
-def spec(id_, type_, values=None, ease=1.0, askable=True):
-    return FactSpec.model_validate(
-        {
-            "kind": "fact",
-            "id": id_,
-            "type": type_,
-            "values": values,
-            "ease": ease,
-            "askable": askable,
-            "question": {"en": f"{id_}?", "zh": f"{id_}？"},
-            "help": {"en": "h", "zh": "帮助"},
-        }
-    )
-
-
-def cause(id_, when, prior=0.1, signals=()):
-    return Cause.model_validate(
-        {
-            "kind": "cause",
-            "id": id_,
-            "category": "other",
-            "prior": prior,
-            "title": {"en": id_, "zh": id_},
-            "summary": {"en": "s", "zh": "摘要"},
-            "explanation": {k: {"en": k, "zh": k} for k in ("what", "why", "confirm")},
-            "when": when,
-            "signals": list(signals),
-        }
-    )
 
 
 def eq(fact, value, if_true, if_false=0.0):

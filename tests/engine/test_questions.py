@@ -2,41 +2,12 @@
 
 from __future__ import annotations
 
+from builders import cause, spec
+
 from triage.engine.questions import QuestionPlanner, candidate_values, entropy, should_stop
 from triage.engine.scoring import Scorer, probabilities
 from triage.facts import FactSet
-from triage.kb.models import Cause, FactSpec, Leaf
-
-
-def spec(id_, type_, values=None, ease=1.0, askable=True):
-    return FactSpec.model_validate(
-        {
-            "kind": "fact",
-            "id": id_,
-            "type": type_,
-            "values": values,
-            "ease": ease,
-            "askable": askable,
-            "question": {"en": "?", "zh": "？"},
-            "help": {"en": "h", "zh": "帮助"},
-        }
-    )
-
-
-def cause(id_, when, prior=0.1):
-    return Cause.model_validate(
-        {
-            "kind": "cause",
-            "id": id_,
-            "category": "other",
-            "prior": prior,
-            "title": {"en": id_, "zh": id_},
-            "summary": {"en": "s", "zh": "摘要"},
-            "explanation": {k: {"en": k, "zh": k} for k in ("what", "why", "confirm")},
-            "when": when,
-        }
-    )
-
+from triage.kb.models import Leaf
 
 SPECS = {
     "gc": spec("gc", "bool"),

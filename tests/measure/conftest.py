@@ -5,20 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import builders
 import pytest
 
-#: hidden 256, intermediate 688, 4 layers, 8 heads, vocab 1000 (the study's faithfulness model).
-TINY_LLAMA = {
-    "model_type": "llama",
-    "hidden_size": 256,
-    "intermediate_size": 688,
-    "num_hidden_layers": 4,
-    "num_attention_heads": 8,
-    "num_key_value_heads": 8,
-    "vocab_size": 1000,
-    "max_position_embeddings": 512,
-    "torch_dtype": "bfloat16",
-}
+#: as config.json writes it: the tiny Llama plus its dtype
+TINY_LLAMA = {**builders.TINY_LLAMA, "torch_dtype": "bfloat16"}
 
 
 @pytest.fixture

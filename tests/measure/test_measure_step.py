@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from builders import TINY_LLAMA
 
 from triage.measure import MeasureSpec
 
@@ -12,17 +13,7 @@ pytest.importorskip("peft")
 
 from triage.measure import measure
 
-#: the tiny Llama of exact-measurement.md (hidden 256, intermediate 688, 4 layers, 8 heads, vocab 1000)
-CFG = {
-    "model_type": "llama",
-    "hidden_size": 256,
-    "intermediate_size": 688,
-    "num_hidden_layers": 4,
-    "num_attention_heads": 8,
-    "num_key_value_heads": 8,
-    "vocab_size": 1000,
-    "max_position_embeddings": 512,
-}
+CFG = TINY_LLAMA
 BASE = MeasureSpec(name="tiny-llama", hf_config=CFG, seq=128, batch=2, lora_r=16)
 
 
