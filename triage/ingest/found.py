@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from triage.facts import Fact, FactError, Source, make_fact
-from triage.kb.models import FactSpec
+from triage.facts.spec import FactSpec
 
 #: Longest excerpt kept with a fact (characters).
 EXCERPT_LIMIT = 160

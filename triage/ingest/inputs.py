@@ -22,7 +22,7 @@ from triage.ingest.lines import iter_file_lines, iter_text_lines, read_small
 from triage.ingest.log import read_log_lines
 from triage.ingest.sniff import sniff
 from triage.ingest.text import read_lines
-from triage.kb.models import FactSpec, FactType
+from triage.facts.spec import FactSpec, FactType
 
 #: The higher, the more believed.
 RANK = {"symptom": 0, "log": 1, "env": 2, "config": 3, "cli": 4, "answer": 4}

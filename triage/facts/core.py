@@ -9,15 +9,11 @@ and ``"4.31"`` a normalised version string.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from packaging.version import InvalidVersion, Version
-
-from triage.kb.models import FactSpec, FactType
-
-Value = bool | int | float | str
+from triage.facts.spec import FactSpec
+from triage.facts.values import FactError, Value, coerce
 
 
 @dataclass(frozen=True)
@@ -59,92 +55,6 @@ class Fact:
         if self.source.excerpt:
             out["excerpt"] = self.source.excerpt
         return out
-
-
-class FactError(ValueError):
-    """A value that cannot be read as its fact's type, or an unknown fact name."""
-
-
-_TRUE = {"true", "yes", "y", "1", "on", "是", "开", "开启", "有"}
-_FALSE = {"false", "no", "n", "0", "off", "否", "关", "关闭", "没有", "无"}
-
-_BYTE_UNITS = {
-    "": 1,
-    "b": 1,
-    "k": 1024,
-    "kb": 1000,
-    "kib": 1024,
-    "m": 1024**2,
-    "mb": 1000**2,
-    "mib": 1024**2,
-    "g": 1024**3,
-    "gb": 1000**3,
-    "gib": 1024**3,
-    "t": 1024**4,
-    "tb": 1000**4,
-    "tib": 1024**4,
-}
-_BYTES_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
-
-
-def parse_bytes(text: str) -> int:
-    """``"2.00 GiB"`` -> 2147483648. GB/MB are SI (1000-based); G/GiB are binary."""
-    m = _BYTES_RE.match(text)
-    if not m or m.group(2).lower() not in _BYTE_UNITS:
-        raise FactError(f"cannot read {text!r} as a size; write e.g. 24GiB, 512MiB or 2.5e9")
-    return int(float(m.group(1)) * _BYTE_UNITS[m.group(2).lower()])
-
-
-def coerce(spec: FactSpec, raw: object) -> Value:
-    """Convert ``raw`` (a string from the CLI or a YAML scalar) to the fact's type.
-
-    Numbers are counts, sizes, ratios or capabilities, so a negative one is refused.
-    """
-    value = _coerce(spec, raw)
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
-        raise FactError(f"{spec.id} cannot be negative; got {raw!r}")
-    return value
-
-
-def _coerce(spec: FactSpec, raw: object) -> Value:
-    text = str(raw).strip()
-    kind = spec.type
-    try:
-        if kind is FactType.bool:
-            if isinstance(raw, bool):
-                return raw
-            low = text.lower()
-            if low in _TRUE:
-                return True
-            if low in _FALSE:
-                return False
-            raise FactError(f"{spec.id} is yes/no; got {text!r} (use true or false)")
-        if kind is FactType.int:
-            if isinstance(raw, bool):
-                raise FactError(f"{spec.id} is a whole number; got {text!r}")
-            return int(float(text.replace(",", "").replace("_", "")))
-        if kind is FactType.float:
-            return float(text)
-        if kind is FactType.bytes:
-            if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-                return int(raw)
-            try:
-                return int(float(text))
-            except ValueError:
-                return parse_bytes(text)
-        if kind is FactType.version:
-            return str(Version(text.lstrip("vV")))
-        if kind is FactType.enum:
-            allowed = spec.values or []
-            for value in allowed:
-                if value.lower() == text.lower():
-                    return value
-            raise FactError(f"{spec.id} must be one of {', '.join(allowed)}; got {text!r}")
-        return text
-    except (ValueError, InvalidVersion) as exc:
-        if isinstance(exc, FactError):
-            raise
-        raise FactError(f"{spec.id} is of type {kind.value}; cannot read {text!r}") from None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,98 @@
+"""The fact vocabulary's schema: what a fact is, its type, and which operators test it.
+
+This is the ground floor. The knowledge base (``knowledge/facts/*.yaml``) is
+validated against :class:`FactSpec`; readers, the estimator, the engine and the
+interview all speak of facts through it, and nothing here imports any later
+stage.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Strict(BaseModel):
+    """Base for every knowledge model: unknown keys are errors, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, defer_build=True)
+
+
+class Text(Strict):
+    """A piece of user-facing text in both first-class languages."""
+
+    en: str = Field(min_length=1)
+    """English text."""
+    zh: str = Field(min_length=1)
+    """Chinese (simplified) text."""
+
+    def get(self, lang: str) -> str:
+        """The text in ``lang`` ("en" or "zh"), falling back to English."""
+        return self.zh if lang == "zh" else self.en
+
+
+class FactType(StrEnum):
+    """The type of a fact's value; it decides which operators a condition may use."""
+
+    bool = "bool"
+    int = "int"
+    float = "float"
+    enum = "enum"
+    text = "text"
+    bytes = "bytes"
+    version = "version"
+
+
+Operator = Literal["eq", "ne", "lt", "le", "gt", "ge", "between", "in", "not_in", "contains", "regex", "version"]
+
+#: The closed set of operators allowed for each fact type (lint KB004).
+OPERATORS: dict[FactType, frozenset[str]] = {
+    FactType.bool: frozenset({"eq", "ne"}),
+    FactType.int: frozenset({"eq", "ne", "lt", "le", "gt", "ge", "between"}),
+    FactType.float: frozenset({"eq", "ne", "lt", "le", "gt", "ge", "between"}),
+    FactType.bytes: frozenset({"eq", "ne", "lt", "le", "gt", "ge", "between"}),
+    FactType.enum: frozenset({"eq", "ne", "in", "not_in"}),
+    FactType.text: frozenset({"eq", "ne", "contains", "regex"}),
+    FactType.version: frozenset({"version"}),
+}
+
+
+class FactSpec(Strict):
+    """A fact of the vocabulary: what engines, readers and the interview talk about."""
+
+    kind: Literal["fact"]
+    id: str
+    """The fact's name, snake_case, equal to the file stem."""
+    type: FactType
+    """The value's type."""
+    unit: str | None = None
+    """The unit of numeric values (tokens, bytes, GiB...)."""
+    values: list[str] | None = None
+    """For enum facts: the allowed values."""
+    question: Text
+    """The question the interview asks to learn this fact."""
+    help: Text
+    """Where the user can find the answer."""
+    ease: float = Field(default=1.0, ge=0.0, le=1.0)
+    """How easy the question is to answer (1 = trivial); breaks ties between questions."""
+    askable: bool = True
+    """False for derived facts the interview must not ask (e.g. parsed from an OOM message)."""
+    maximum: float | None = None
+    """The largest value a real run can have; larger ones are refused where they enter (a typo, or hostile input)."""
+    default: FactDefault | None = None
+    """The value the estimator takes when the user did not say (the library's own default)."""
+
+
+class FactDefault(Strict):
+    """What a run has when nobody set the fact: the library default, and whether it is a guess."""
+
+    value: bool | int | float | str
+    """The default value, in the fact's type."""
+    why: Text
+    """Where the default comes from (which library, which version), shown with every assumption."""
+    assumed: bool = True
+    """True when the default is a guess about the user's run, listed as an assumption in every estimate."""
+
+
