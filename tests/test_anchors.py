@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from triage.authoring.kbtest import iter_cases
 from triage.kb.anchors import anchors
 from triage.kb.loader import load_knowledge
-from triage.kbtest import iter_cases
 
 KB, _ = load_knowledge()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from triage.authoring.kbtest import iter_cases, run_case
 from triage.kb.loader import load_knowledge
-from triage.kbtest import iter_cases, run_case
 
 _KB, _ = load_knowledge()
 CASES = list(iter_cases(_KB))

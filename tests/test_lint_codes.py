@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from triage.authoring.lint import CODES, lint_dir
 from triage.cli import main
-from triage.kb.lint import CODES, lint_dir
 
 FIXTURE_CODES = sorted(
     p.name for p in (Path(__file__).parent / "fixtures" / "lint").iterdir() if p.name.startswith("KB")

@@ -1,11 +1,10 @@
-"""Loading the knowledge base: safe YAML, every problem with file and line, schema kept current."""
+"""Loading the knowledge base: safe YAML, every problem with file and line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from triage.kb.loader import default_knowledge_dir, load_knowledge
-from triage.kb.schema import render_schemas, stale_schemas
+from triage.kb.loader import load_knowledge
 
 
 def test_shipped_kb_loads_without_problems():
@@ -51,14 +50,3 @@ def test_missing_dir_is_one_clear_problem(tmp_path: Path):
     _, problems = load_knowledge(tmp_path / "nowhere")
     assert len(problems) == 1 and "no knowledge base" in problems[0].message
 
-
-def test_schema_is_current():
-    schema_dir = default_knowledge_dir() / "schema"
-    assert stale_schemas(schema_dir) == [], "run `triage kb schema` and commit the result"
-
-
-def test_stale_schema_detected(tmp_path: Path):
-    for name, text in render_schemas().items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    (tmp_path / "cause.schema.json").write_text("{}", encoding="utf-8")
-    assert stale_schemas(tmp_path) == ["cause.schema.json"]

@@ -10,10 +10,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from triage.authoring.casegen import ReportError, append_case, build_case, parse_report, render_case
+from triage.authoring.kbtest import run_case
 from triage.cli import main
-from triage.kb.casegen import ReportError, append_case, build_case, parse_report, render_case
 from triage.kb.loader import load_checked
-from triage.kbtest import run_case
 from triage.redact import redact
 from triage.render.markdown import render_markdown
 

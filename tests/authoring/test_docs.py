@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from triage.authoring.docs import render_docs, stale_docs, write_docs
 from triage.cli import main
-from triage.kb.docs import render_docs, stale_docs, write_docs
-from triage.kb.loader import default_knowledge_dir, load_checked, load_knowledge
+from triage.kb.loader import load_checked, load_knowledge
 
 REPO = Path(__file__).resolve().parents[2]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -15,8 +15,8 @@ CODE_SPAN = re.compile(r"`[^`\n]*`")
 
 
 def test_committed_docs_are_current():
-    kb, _ = load_knowledge()
-    out = default_knowledge_dir().parent / "docs" / "knowledge"
+    kb, _ = load_knowledge(REPO / "knowledge")
+    out = REPO / "docs" / "knowledge"
     stale = stale_docs(kb, out)
     assert stale == [], (
         f"docs/knowledge is stale ({', '.join(stale[:5])}...): run `triage kb docs` and commit the result"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from triage.authoring.lint import CODES, lint_dir, title_case_problem
 from triage.cli import main
-from triage.kb.lint import CODES, lint_dir, title_case_problem
 
 NEW_CODES = ["KB013", "KB014", "KB015", "KB016", "KB017", "KB018", "KB019", "KB020"]
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "lint"

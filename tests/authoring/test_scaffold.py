@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 import yaml
 
+from triage.authoring.kbtest import iter_cases, run_case
+from triage.authoring.lint import lint_dir
 from triage.cli import main
-from triage.kb.lint import lint_dir
 from triage.kb.loader import load_checked
-from triage.kbtest import iter_cases, run_case
 
 HEADER_PREFIX = "# yaml-language-server: $schema="
 

@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from triage.authoring.headers import expected_header
 from triage.facts import FactError, coerce
-from triage.kb.headers import expected_header
 from triage.kb.loader import CASES_SUFFIX, KnowledgeBase
 from triage.kb.models import Case, CasesFile
 from triage.kb.yamlio import YamlError, load_yaml

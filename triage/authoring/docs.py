@@ -438,8 +438,3 @@ def write_docs(kb: KnowledgeBase, out: Path) -> tuple[list[str], list[str]]:
             path.unlink()
             removed.append(rel)
     return sorted(written), removed
-
-
-def default_docs_dir(knowledge_dir: Path) -> Path:
-    """``docs/knowledge`` beside the knowledge directory (the repository root in a checkout)."""
-    return knowledge_dir.resolve().parent / "docs" / "knowledge"

@@ -29,23 +29,23 @@ KB022     `` #`` in an unquoted text value starts a YAML comment (the rest is lo
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
-:mod:`triage.kb.exceptions`); every exception needs a reason.
+:mod:`triage.authoring.exceptions`); every exception needs a reason.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from triage.authoring.exceptions import apply_exceptions, load_exceptions
+from triage.authoring.headers import COMMENT_RE, expected_header
 from triage.facts import FactError, coerce
-from triage.kb.exceptions import apply_exceptions, load_exceptions
-from triage.kb.headers import COMMENT_RE, expected_header
 from triage.kb.loader import KnowledgeBase, load_knowledge
 from triage.kb.models import (
     OPERATORS,
@@ -124,6 +124,7 @@ _PROSE_COMMENT = re.compile(
     r"^\s*(?:-\s+)?(?:en|zh|note|reason|label|title|summary|what|why|confirm|known_problems|claim|correction):"
     r"\s+[^'\"|>{\[&*!%@`#\s].*?\s#"
 )
+
 
 class _Checker:
     def __init__(self, kb: KnowledgeBase) -> None:
@@ -590,8 +591,3 @@ def only_files(kb: KnowledgeBase, problems: Iterable[Problem], files: Iterable[P
         if where.resolve() in wanted:
             out.append(problem)
     return out
-
-
-def codes_of(problems: list[Problem]) -> Iterator[str]:
-    """The codes present, for tests and summaries."""
-    return iter(sorted({p.code for p in problems}))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from triage.kb.headers import expected_header
+from triage.authoring.headers import expected_header
 from triage.kb.loader import CASES_SUFFIX, FOLDERS, load_knowledge
 from triage.kb.models import Category
 

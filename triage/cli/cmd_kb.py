@@ -1,12 +1,22 @@
-"""``triage kb``: lint, test and maintain the knowledge base."""
+"""``triage kb``: lint, test and maintain the knowledge base.
+
+The commands work on the triage checkout around the current directory, or on
+``--knowledge DIR`` (see :mod:`triage.authoring.checkout`). Outside a checkout,
+``lint``, ``test`` and ``stats`` check the knowledge base triage runs with and
+say so; the commands that write or compare repository files refuse.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from triage.cli.errors import EXIT_FAILED, EXIT_OK, InputError, UsageError
+
+if TYPE_CHECKING:
+    from triage.authoring.checkout import Workspace
 
 NAME = "kb"
 HELP = "lint, test and maintain the knowledge base"
@@ -14,7 +24,10 @@ HELP = "lint, test and maintain the knowledge base"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--knowledge", type=Path, metavar="DIR", help="the knowledge directory (default: the bundled one)"
+        "--knowledge",
+        type=Path,
+        metavar="DIR",
+        help="the knowledge directory (default: knowledge/ of the triage checkout around the current directory)",
     )
     sub = parser.add_subparsers(dest="kb_command", metavar="ACTION", required=True, parser_class=type(parser))
     lint = sub.add_parser("lint", help="run every coded check; exit 1 on problems")
@@ -52,16 +65,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     stats.add_argument("--format", choices=["text", "json"], default="text")
 
 
+def _workspace(args: argparse.Namespace, *, installed_ok: bool = False) -> Workspace:
+    """The knowledge directory this command works on; one line on stderr when it is not a checkout's."""
+    from triage.authoring.checkout import NoKnowledgeDir, NotInCheckout, find_workspace
+
+    try:
+        cwd = Path.cwd()
+    except OSError as exc:
+        raise InputError(f"cannot read the current directory: {exc.strerror or exc}") from None
+    try:
+        found = find_workspace(args.kb_command, args.knowledge, cwd, installed_ok=installed_ok)
+    except NotInCheckout as exc:
+        raise UsageError(str(exc)) from None
+    except NoKnowledgeDir as exc:
+        raise InputError(str(exc)) from None
+    if found.installed:
+        print(
+            f"triage: not in a triage checkout; `triage kb {args.kb_command}` checks the knowledge base triage "
+            f"runs with, {found.knowledge} (run it from the repository or pass --knowledge DIR for yours)",
+            file=sys.stderr,
+        )
+    return found
+
+
 def _lint(args: argparse.Namespace) -> int:
-    from triage.kb.lint import CODES, lint_dir
+    from triage.authoring.lint import CODES, lint_dir
 
     if args.codes:
         for code, text in CODES.items():
             print(f"{code}  {text}")
         return EXIT_OK
-    kb, problems = lint_dir(args.knowledge)
+    kb, problems = lint_dir(_workspace(args, installed_ok=True).knowledge)
     if args.files:
-        from triage.kb.lint import only_files
+        from triage.authoring.lint import only_files
 
         problems = only_files(kb, problems, args.files)
     for problem in problems:
@@ -75,10 +111,10 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _test(args: argparse.Namespace) -> int:
+    from triage.authoring.kbtest import iter_cases, run_case
     from triage.kb.loader import load_checked
-    from triage.kbtest import iter_cases, run_case
 
-    kb = load_checked(args.knowledge)
+    kb = load_checked(_workspace(args, installed_ok=True).knowledge)
     if args.id is not None and args.id not in kb.causes:
         raise InputError(f"no cause {args.id!r}; `triage kb lint` lists the knowledge base")
     failed = passed = todo = 0
@@ -102,10 +138,9 @@ def _test(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from triage.kb.loader import default_knowledge_dir
-    from triage.kb.schema import stale_schemas, write_schemas
+    from triage.authoring.schema import stale_schemas, write_schemas
 
-    schema_dir = (args.knowledge or default_knowledge_dir()) / "schema"
+    schema_dir = _workspace(args).schema
     if args.check:
         stale = stale_schemas(schema_dir)
         for name in stale:
@@ -121,14 +156,13 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from triage.kb.loader import default_knowledge_dir
-    from triage.kb.scaffold import ScaffoldError, check_request, scaffold
+    from triage.authoring.scaffold import ScaffoldError, check_request, scaffold
 
     try:
         check_request(args.kind, args.id, args.category)
     except ScaffoldError as exc:
         raise UsageError(str(exc)) from None
-    root = args.knowledge or default_knowledge_dir()
+    root = _workspace(args).knowledge
     try:
         written = scaffold(root, args.kind, args.id, args.category)
     except ScaffoldError as exc:
@@ -143,12 +177,15 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _docs(args: argparse.Namespace) -> int:
-    from triage.kb.docs import default_docs_dir, stale_docs, write_docs
-    from triage.kb.loader import default_knowledge_dir, load_checked
+    from triage.authoring.checkout import is_installed
+    from triage.authoring.docs import stale_docs, write_docs
+    from triage.kb.loader import load_checked
 
-    root = args.knowledge or default_knowledge_dir()
-    kb = load_checked(root)
-    out = args.out or default_docs_dir(root)
+    found = _workspace(args)
+    out = args.out or found.docs
+    if is_installed(out):
+        raise UsageError(f"`triage kb docs` does not write or check docs inside an installed package: {out}")
+    kb = load_checked(found.knowledge)
     if args.check:
         stale = stale_docs(kb, out)
         for rel in stale:
@@ -168,7 +205,7 @@ def _docs(args: argparse.Namespace) -> int:
 
 
 def _case_from_report(args: argparse.Namespace) -> int:
-    from triage.kb.casegen import (
+    from triage.authoring.casegen import (
         ReportError,
         append_case,
         build_case,
@@ -179,7 +216,7 @@ def _case_from_report(args: argparse.Namespace) -> int:
     )
     from triage.kb.loader import load_checked
 
-    kb = load_checked(args.knowledge)
+    kb = load_checked(_workspace(args).knowledge)
     if args.cause not in kb.causes:
         raise InputError(f"no cause {args.cause!r}; `triage kb lint` lists the knowledge base")
     try:
@@ -209,10 +246,10 @@ def _stats(args: argparse.Namespace) -> int:
     import json
     from dataclasses import asdict
 
+    from triage.authoring.stats import compute, render
     from triage.kb.loader import load_checked
-    from triage.kb.stats import compute, render
 
-    stats = compute(load_checked(args.knowledge))
+    stats = compute(load_checked(_workspace(args, installed_ok=True).knowledge))
     if args.format == "json":
         print(json.dumps({**asdict(stats), "shortfalls": stats.shortfalls}, ensure_ascii=False, indent=2))
     else:
