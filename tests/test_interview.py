@@ -9,8 +9,9 @@ import pytest
 from builders import cause, spec
 
 from triage.api import build_session
+from triage.api import read as read_inputs
 from triage.engine.diagnose import diagnose
-from triage.interview import Interview, InterviewError, interpret, read_inputs
+from triage.interview import Interview, InterviewError, interpret
 from triage.kb.loader import KnowledgeBase, load_checked
 from triage.kb.models import Cause
 
@@ -222,8 +223,10 @@ def test_bad_answer_is_a_clear_error():
 
 
 def test_unreadable_log_is_a_clear_error(fkb, tmp_path):
-    with pytest.raises(InterviewError, match=r"train\.log"):
-        read_inputs(fkb, logs=[tmp_path / "train.log"])
+    from triage.ingest.errors import IngestError
+
+    with pytest.raises(IngestError, match=r"train\.log"):
+        read_inputs(fkb, logs=[str(tmp_path / "train.log")])
 
 
 def test_a_confident_cause_whose_necessary_condition_is_unknown_is_checked_first():

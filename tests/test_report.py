@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from triage.interview import Interview, Taken, read_inputs
+from triage.api import Inputs as Taken
+from triage.api import read as read_inputs
+from triage.interview import Interview
 from triage.kb.loader import KnowledgeBase, load_checked
 from triage.report import render_report
 

@@ -1,27 +1,68 @@
-"""The one API both faces use: inputs -> :class:`~triage.engine.diagnose.Session` -> diagnosis.
+"""The one way in: every command, the TUI, the interview and the case runner call only this.
 
-The CLI, the TUI and the knowledge-base case runner all build sessions here,
-so a case in ``<id>.cases.yaml`` exercises exactly the path a user's
-``triage --symptom ...`` takes: the same readers, the same merge of facts.
+    kb = api.knowledge()                       # the validated knowledge base (cached)
+    inputs = api.read(kb, symptoms=[...], configs=[...], facts=api.parse_facts(kb, ["lora_r=16"]))
+    analysis = api.analyse(kb, inputs.session("en"))   # estimate, diagnose, plan
+    est = api.estimate_inputs(inputs)          # the memory estimate alone
+    result = api.fit_inputs(inputs, "max_length", headroom=0.05, upper=None)
+    saving = api.what_if(facts, [remedy, ...]) # the run with some remedies applied
+    interview = api.start_interview(kb, inputs, lang="zh")
+
+Reading goes through the same merge and conflict rules whatever the command,
+so two configs that disagree are reported by ``triage estimate`` exactly as
+by ``triage diagnose``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from triage.engine.diagnose import Diagnosis, Session, diagnose
-from triage.engine.scoring import Scorer
-from triage.facts import Fact, FactSet, Source, make_fact
-from triage.ingest.inputs import gather
-from triage.kb.loader import KnowledgeBase
-from triage.quantify import Memory, derive, quantify, saver, try_estimate
+from triage.engine.diagnose import Diagnosis, Session
+from triage.facts import Fact, FactError, Source, make_fact
+from triage.kb.loader import KnowledgeBase, load_checked
+from triage.pipeline import (
+    Analysis,
+    EstimateError,
+    Inputs,
+    analyse,
+    estimate_inputs,
+    fit_inputs,
+    read,
+    run_of,
+    what_if,
+)
+
+if TYPE_CHECKING:
+    from triage.interview import Interview
+
+
+def knowledge(directory: Path | None = None) -> KnowledgeBase:
+    """The validated knowledge base (``directory`` or the bundled one); raises on an invalid one."""
+    return load_checked(directory)
 
 
 def facts_from_mapping(kb: KnowledgeBase, values: Mapping[str, Any], source: Source) -> list[Fact]:
-    """Typed facts from a ``{name: value}`` mapping (cases, --fact), raising FactError on bad ones."""
+    """Typed facts from a ``{name: value}`` mapping (cases, flags), raising FactError on bad ones."""
     return [make_fact(kb.facts, name, value, source) for name, value in values.items()]
+
+
+def parse_facts(kb: KnowledgeBase, assignments: Iterable[str]) -> list[Fact]:
+    """``--fact NAME=VALUE`` arguments as typed facts; an unknown name suggests the nearest ones."""
+    out = []
+    for text in assignments:
+        name, sep, raw = text.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise FactError(f"--fact expects NAME=VALUE; got {text!r}")
+        if name not in kb.facts:
+            from rapidfuzz import process
+
+            near = [m[0] for m in process.extract(name, sorted(kb.facts), limit=3)]
+            raise FactError(f"unknown fact {name!r}; did you mean {', '.join(near)}?")
+        out.append(make_fact(kb.facts, name, raw.strip(), Source("cli", path="--fact", excerpt=text)))
+    return out
 
 
 def build_session(
@@ -35,57 +76,38 @@ def build_session(
     facts: Iterable[Fact] = (),
     lang: str = "en",
 ) -> Session:
-    """Read every input through the ingest readers and merge the facts.
-
-    Explicit ``facts`` (``--fact``, interview answers, case facts) win over
-    anything read; disagreements between inputs are kept as notes for the user.
-    Raises :class:`~triage.ingest.errors.IngestError` for an unreadable input.
-    """
-    got = gather(
-        kb.facts,
-        symptoms=[s for s in symptoms if s],
-        logs=logs,
-        envs=envs,
-        configs=configs,
-        inputs=inputs,
-        cli_facts=list(facts),
+    """:func:`read` then :meth:`Inputs.session`: the session for a diagnosis."""
+    return read(kb, symptoms=symptoms, logs=logs, envs=envs, configs=configs, inputs=inputs, facts=facts).session(
+        lang
     )
-    return Session(
-        facts=FactSet().with_facts(got.facts),
-        text=got.text,
-        lang=lang,
-        conflicts=tuple(c.describe() for c in got.conflicts),
-        unknown_keys=tuple(f"{path}: {key}" for path, key in got.unknown_keys),
-        notes=tuple(got.notes),
-        read_as=tuple(got.read_as),
-    )
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """A diagnosis and what the estimator says about the same run."""
-
-    diagnosis: Diagnosis
-    memory: Memory
-
-
-def analyse(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) -> Analysis:
-    """Estimate, diagnose and plan: the whole pipeline after the readers.
-
-    The estimator's derived facts join the session's facts before causes are
-    scored, and remedies are ranked by what they save on this run. Pass a
-    ``scorer`` built for the session's text to reuse its text matches (the
-    interview does, between answers).
-    """
-    session = replace(session, facts=derive(session.facts))
-    est, missing = try_estimate(session.facts)
-    need = None
-    if est is not None and est.capacity_bytes:
-        need = max(0, est.device_total.expected - est.capacity_bytes) or None
-    diagnosis = diagnose(kb, session, scorer, saving_of=saver(session.facts, est), need=need)
-    return Analysis(diagnosis, quantify(diagnosis, est, missing))
 
 
 def run(kb: KnowledgeBase, session: Session) -> Diagnosis:
     """Diagnose a session (with the estimator's derived facts and savings)."""
     return analyse(kb, session).diagnosis
+
+
+def start_interview(kb: KnowledgeBase, inputs: Inputs, lang: str = "en") -> Interview:
+    """An interview that starts from what the user already gave."""
+    from triage.interview import Interview
+
+    return Interview(kb, start=inputs, lang=lang)
+
+
+__all__ = [
+    "Analysis",
+    "EstimateError",
+    "Inputs",
+    "analyse",
+    "build_session",
+    "estimate_inputs",
+    "facts_from_mapping",
+    "fit_inputs",
+    "knowledge",
+    "parse_facts",
+    "read",
+    "run",
+    "run_of",
+    "start_interview",
+    "what_if",
+]

@@ -21,21 +21,20 @@ readers in :mod:`triage.ingest`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from triage.api import analyse
 from triage.engine.diagnose import Diagnosis, Session
 from triage.engine.questions import Question, QuestionPlanner, candidate_values, pending_veto, should_stop
-from triage.engine.scoring import Item, Scorer, evidence_of
+from triage.engine.scoring import Scorer
 from triage.facts import Fact, FactError, FactSet, Source, Value, coerce
 from triage.ingest.errors import IngestError
-from triage.ingest.inputs import Gathered, gather
 from triage.kb.loader import KnowledgeBase
-from triage.kb.models import Cause, FactSpec, FactType
+from triage.kb.models import FactSpec, FactType
+from triage.pipeline import Inputs, analyse, read
 from triage.quantify import Memory, derive
+from triage.render.labels import fact_value as format_value
 from triage.render.strings import t
 
 LANGS = ("en", "zh")
@@ -78,23 +77,8 @@ class Reply:
     label: str
 
 
-@dataclass(frozen=True)
-class Taken:
-    """What was read from free text or input files."""
-
-    facts: tuple[Fact, ...] = ()
-    text: str = ""
-    """The text to add to the session (signals match it)."""
-    notes: tuple[str, ...] = ()
-    """What the readers want the user to know (conflicts, unknown keys, missing readers)."""
-    conflicts: tuple[str, ...] = ()
-    """Where two inputs disagreed, and which one was believed (also in ``notes``)."""
-    unknown_keys: tuple[str, ...] = ()
-    """Config keys the readers did not understand, "path: key"."""
-    reader_notes: tuple[str, ...] = ()
-    """The readers' own notes (without conflicts and unknown keys)."""
-    read_as: tuple[tuple[str, str], ...] = ()
-    """(path, kind) of every input file read."""
+#: What the readers took from free text or input files (kept under its old name for the interview's callers).
+Taken = Inputs
 
 
 @dataclass(frozen=True)
@@ -115,70 +99,15 @@ class Turn:
 # --------------------------------------------------------------------------- the ingest adapter
 
 
-def _from_gathered(gathered: Gathered) -> Taken:
-    reader_notes = tuple(str(n) for n in gathered.notes)
-    conflicts = tuple(c.describe() for c in gathered.conflicts)
-    keys = tuple(f"{path}: {key}" for path, key in gathered.unknown_keys)
-    notes = [*reader_notes, *(f"conflict: {c}" for c in conflicts)]
-    if keys:
-        notes.append("keys not used: " + ", ".join(keys[:10]) + (" ..." if len(keys) > 10 else ""))
-    return Taken(
-        tuple(gathered.facts),
-        gathered.text,
-        tuple(notes),
-        conflicts=conflicts,
-        unknown_keys=keys,
-        reader_notes=reader_notes,
-        read_as=tuple(gathered.read_as),
-    )
-
-
-def read_inputs(
-    kb: KnowledgeBase,
-    *,
-    symptoms: Sequence[str] = (),
-    logs: Sequence[Path] = (),
-    envs: Sequence[Path] = (),
-    configs: Sequence[Path] = (),
-    facts: Iterable[Fact] = (),
-) -> Taken:
-    """Read free text, logs, env reports and configs with the ingest readers.
-
-    ``facts`` (``--fact``) are merged by the readers' own rules, as ``triage
-    diagnose`` merges them, so the interview starts from the CLI's session.
-    """
+def read_text(kb: KnowledgeBase, text: str) -> Inputs:
+    """Read what the user typed or pasted into facts and text, as ``triage diagnose`` reads a symptom."""
     try:
-        gathered = gather(
-            kb.facts,
-            symptoms=[s for s in symptoms if s],
-            logs=[str(p) for p in logs],
-            envs=[str(p) for p in envs],
-            configs=[str(p) for p in configs],
-            cli_facts=list(facts),
-        )
-    except IngestError as exc:  # an unreadable or unrecognised file
+        return read(kb, symptoms=[text])
+    except IngestError as exc:
         raise InterviewError(str(exc)) from None
-    return _from_gathered(gathered)
-
-
-def read_text(kb: KnowledgeBase, text: str) -> Taken:
-    """Read what the user typed or pasted into facts and text."""
-    return read_inputs(kb, symptoms=[text])
 
 
 # --------------------------------------------------------------------------- answers
-
-
-def format_value(spec: FactSpec | None, value: Value, lang: str = "en") -> str:
-    """A value as the user reads it: yes/no, 24 GiB, 2048."""
-    if isinstance(value, bool):
-        return t("ask_yes" if value else "ask_no", lang)
-    if spec is not None and spec.type is FactType.bytes and isinstance(value, (int, float)):
-        gib = value / 1024**3
-        return f"{gib:.0f} GiB" if gib >= 10 else f"{gib:.1f} GiB"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def interpret(spec: FactSpec, text: str) -> Value | None:
@@ -210,12 +139,12 @@ def interpret(spec: FactSpec, text: str) -> Value | None:
 def describe_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> list[str]:
     """What the readers took from a text, one line per fact with its source, then their notes."""
     if not taken.facts:
-        return [t("ask_kept", lang), *taken.notes]
+        return [t("ask_kept", lang), *taken.all_notes()]
     lines = [t("ask_took", lang) + ":"]
     for fact in taken.facts:
         value = format_value(kb.facts.get(fact.name), fact.value, lang)
         lines.append(f"  {fact.name} = {value} ({fact.source.describe()})")
-    return [*lines, *taken.notes]
+    return [*lines, *taken.all_notes()]
 
 
 def summarize_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> str:
@@ -233,28 +162,9 @@ def summarize_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> str:
     if n > SUMMARY_FACTS:
         shown.append(t("ask_more_n", lang).format(n=n - SUMMARY_FACTS))
     line = f"{head}: {', '.join(shown)}"
-    if taken.notes:
-        line += f" ({t('ask_notes_n', lang).format(n=len(taken.notes))})"
+    if taken.all_notes():
+        line += f" ({t('ask_notes_n', lang).format(n=len(taken.all_notes()))})"
     return line
-
-
-def evidence_label(cause: Cause, item: Item, lang: str = "en") -> str:
-    """An evidence item of ``cause`` in ``lang``.
-
-    Condition evidence takes the knowledge base's own wording
-    (:attr:`triage.kb.models.Evidence.label`, which has a Chinese text); a
-    text signal's label is English-only, so in Chinese it shows the words
-    that matched instead.
-    """
-    if lang == "en":
-        return item.label
-    if item.kind == "signal":
-        return f"{t('ask_mentions', lang)} “{item.excerpt}”" if item.excerpt else item.label
-    if item.kind == "fact":
-        for ev in evidence_of(cause):
-            if ev.label is not None and ev.label.en == item.label:
-                return ev.label.get(lang)
-    return item.label
 
 
 # --------------------------------------------------------------------------- the interview
@@ -316,7 +226,7 @@ class Interview:
             lang=self.lang,
             conflicts=tuple(c for t in takens for c in t.conflicts),
             unknown_keys=tuple(k for t in takens for k in t.unknown_keys),
-            notes=tuple(n for t in takens for n in t.reader_notes),
+            notes=tuple(n for t in takens for n in t.notes),
             read_as=tuple(r for t in takens for r in t.read_as),
         )
 
@@ -517,7 +427,7 @@ class Interview:
                 return self._record(Turn("answer", question.fact, value, said))
         taken = read_text(self.kb, said)
         if not taken.text and not taken.facts:
-            taken = Taken(taken.facts, said, taken.notes)
+            taken = replace(taken, text=said)
         self._reopened = None
         return self._record(Turn("text", said=said, taken=taken))
 

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from triage.engine.diagnose import Diagnosis
-from triage.interview import evidence_label
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
 from triage.redact import redact
 from triage.render.contract import to_dict
+from triage.render.labels import evidence_label, saving_label
 from triage.render.strings import t
 
 
@@ -105,14 +105,8 @@ def _gib(n: float) -> str:
 
 
 def _saving(r: dict[str, Any], lang: str) -> str:
-    saved = r.get("saving_gib")
-    if saved is None:
-        return ""
-    if saved >= 0.05:
-        return f" — {t('saves', lang)} {_gib(saved)}"
-    if saved <= -0.05:
-        return f" — {_h('costs', lang)} {_gib(-saved)}"
-    return f" — {_h('saves_nothing', lang)}"
+    label = saving_label(r.get("saving_gib"), lang)
+    return f" — {label}" if label else ""
 
 
 def _remedies(data: dict[str, Any], lang: str) -> list[str]:
@@ -148,7 +142,8 @@ def _plan(kb: KnowledgeBase, mem: dict[str, Any], lang: str) -> list[str]:
         remedy = kb.remedies.get(step["id"])
         title = remedy.title.get(lang) if remedy else step["id"]
         changes = ", ".join(f"`{k}={v}`" for k, v in step["changes"].items())
-        saved = f" — {t('saves', lang)} {_gib(step['saving_gib'])}" if step["saving_gib"] is not None else ""
+        label = saving_label(step["saving_gib"], lang)
+        saved = f" — {label}" if label else ""
         out.append(f"{n}. **{title}** (`{step['id']}`){saved}: {changes}")
     verdict = t("fits", lang) if plan["fits"] else t("does_not_fit", lang)
     total = mem["device_total_gib"]["expected"]

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 import triage.estimate.estimator as estimator
+from triage.api import read as read_inputs
 from triage.estimate import Band, BandItem, Component, Estimate, Phase, Run
-from triage.interview import Interview, read_inputs
+from triage.interview import Interview
 from triage.kb.loader import KnowledgeBase, load_checked
 from triage.tui.app import TriageApp, make_app
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from triage.api import read as read_inputs
 from triage.estimate import estimate, saving
-from triage.interview import Interview, read_inputs
+from triage.interview import Interview
 from triage.kb.loader import KnowledgeBase
 from triage.tui.whatif import (
     OVERHEAD,

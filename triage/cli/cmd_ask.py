@@ -55,20 +55,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def start_interview(args: argparse.Namespace) -> tuple[KnowledgeBase, Interview]:
     """Load the knowledge base and read the starting inputs (shared with ``triage tui``)."""
-    from triage.facts import Source, parse_assignment
-    from triage.interview import Interview, InterviewError, read_inputs
-    from triage.kb.loader import load_checked
+    from triage import api
 
     for path in [*args.log, *args.env, *args.config]:
         if not path.is_file():
             raise InputError(f"cannot read {path}: no such file")
-    kb = load_checked(args.knowledge)
-    facts = [parse_assignment(kb.facts, text, Source("cli", excerpt=text)) for text in args.fact]
-    try:
-        start = read_inputs(kb, symptoms=args.symptom, logs=args.log, envs=args.env, configs=args.config, facts=facts)
-    except InterviewError as exc:
-        raise InputError(str(exc)) from None
-    return kb, Interview(kb, start=start, lang=args.lang)
+    kb = api.knowledge(args.knowledge)
+    facts = api.parse_facts(kb, args.fact)
+    start = api.read(
+        kb,
+        symptoms=args.symptom,
+        logs=[str(p) for p in args.log],
+        envs=[str(p) for p in args.env],
+        configs=[str(p) for p in args.config],
+        facts=facts,
+    )
+    return kb, api.start_interview(kb, start, lang=args.lang)
 
 
 def _ranking(interview: Interview, top: int = 3) -> list[str]:

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.cli.errors import EXIT_FAILED, EXIT_OK, InputError
+
+if TYPE_CHECKING:
+    from triage.api import Inputs
+    from triage.estimate import Estimate
+    from triage.kb.loader import KnowledgeBase
 
 NAME = "estimate"
 HELP = "estimate the GPU memory of a fine-tuning run, component by component, against the GPU"
@@ -95,76 +99,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser)
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=["text", "json"], default="text")
+    out.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the text output")
     out.add_argument("--list-models", action="store_true", help="list the bundled model presets")
     out.add_argument("--list-gpus", action="store_true", help="list the bundled GPU presets")
 
 
-def _knowledge_facts() -> set[str]:
-    env = os.environ.get("TRIAGE_KNOWLEDGE")
-    here = Path(__file__).resolve().parent.parent
-    root = (
-        Path(env)
-        if env
-        else (here.parent / "knowledge" if (here.parent / "knowledge" / "facts").is_dir() else here / "_knowledge")
-    )
-    return {p.name.removesuffix(".yaml") for p in (root / "facts").glob("*.yaml")}
-
-
-def _read_config(path: str, values: dict[str, Any]) -> Any:
-    """Merge the facts a config file states into ``values``; returns a model Architecture if it is a config.json."""
-    from triage.ingest.config import parse_config_text, read_config
-    from triage.ingest.errors import IngestError
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read(5_000_000)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        reading = read_config(text, path)
-        data = parse_config_text(text, path)
-    except IngestError as exc:
-        raise InputError(str(exc)) from None
-    for found in reading.found:
-        values[found.name] = found.raw
-    if reading.kind == "model_config":
-        from triage.estimate.architecture import ArchitectureError, from_hf_config
-
-        try:
-            return from_hf_config(data, source=path)
-        except ArchitectureError as exc:
-            raise InputError(str(exc)) from None
-    return None
-
-
-def collect_facts(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
-    """Raw fact values from --config, the flags and --fact (later wins), and an Architecture if given."""
-    from triage.estimate.architecture import ArchitectureError, load_hf_config
-
+def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's settings given by flags (``--fact`` comes after, and wins)."""
     values: dict[str, Any] = {}
-    arch = None
-    for path in args.config:
-        arch = _read_config(path, values) or arch
-    if args.model:
-        p = Path(args.model)
-        if p.suffix == ".json" or p.is_dir() or p.is_file():
-            try:
-                arch = load_hf_config(p)
-            except ArchitectureError as exc:
-                raise InputError(str(exc)) from None
-            values.setdefault("model_name", arch.name)
-        else:
-            values["model_name"] = args.model
-            arch = None
+    if args.model and not _is_model_file(args.model):
+        values["model_name"] = args.model
     if args.gpu:
         values["gpu_name"] = args.gpu
     if args.gpu_memory:
-        from triage.facts import FactError, parse_bytes
-
-        try:
-            values["gpu_memory_bytes"] = parse_bytes(args.gpu_memory)
-        except FactError as exc:
-            raise InputError(str(exc)) from None
+        values["gpu_memory_bytes"] = args.gpu_memory
     for flag, fact, _m, _h in VALUE_FLAGS:
         value = getattr(args, _dest(flag))
         if value is not None:
@@ -174,9 +122,10 @@ def collect_facts(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         if value is None:
             continue
         if fact == "quantization":
+            bits = "4bit" if "4bit" in flag else "8bit"
             if value:
-                values[fact] = "4bit" if "4bit" in flag else "8bit"
-            elif values.get(fact) == ("4bit" if "4bit" in flag else "8bit"):
+                values[fact] = bits
+            elif values.get(fact) == bits:
                 values[fact] = "none"
         else:
             values[fact] = value
@@ -184,101 +133,48 @@ def collect_facts(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         values["mixed_precision"] = "bf16"
     if args.run_fp16:
         values["mixed_precision"] = "fp16"
-    known = _knowledge_facts()
-    for text in args.fact:
-        name, sep, raw = text.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise InputError(f"--fact expects NAME=VALUE; got {text!r}")
-        if known and name not in known:
-            from rapidfuzz import process
-
-            near = [m[0] for m in process.extract(name, sorted(known), limit=3)]
-            raise InputError(f"unknown fact {name!r}; did you mean {', '.join(near)}?")
-        values[name] = raw.strip()
-    return values, arch
+    return values
 
 
-def run_estimate(values: dict[str, Any], arch: Any) -> Any:
-    from triage.estimate import ChangeError, OptimizerError, RunError, estimate
+def _is_model_file(model: str) -> bool:
+    p = Path(model)
+    return p.suffix == ".json" or p.is_dir() or p.is_file()
+
+
+def _model_config(model: str) -> str:
+    p = Path(model)
+    if p.is_dir():
+        p = p / "config.json"
+    if not p.is_file():
+        raise InputError(f"cannot read {model}: no config.json there")
+    return str(p)
+
+
+def read_run(args: argparse.Namespace) -> tuple[KnowledgeBase, Inputs]:
+    """The run ``estimate``, ``fit`` and ``measure`` size, read through the API like ``diagnose``.
+
+    ``--model config.json`` is read exactly as ``--config config.json`` is (dtype and quantization
+    included), configs are merged with the same conflict rules, and flags then ``--fact`` win.
+    """
+    from triage import api
+    from triage.facts import Source
+
+    kb = api.knowledge(getattr(args, "knowledge", None))
+    configs = list(args.config)
+    if args.model and _is_model_file(args.model):
+        configs.append(_model_config(args.model))
+    flags = api.facts_from_mapping(kb, _flag_values(args), Source("cli", path="flags"))
+    facts = [*flags, *api.parse_facts(kb, args.fact)]
+    return kb, api.read(kb, configs=configs, facts=facts)
+
+
+def estimate_of(inputs: Inputs) -> Estimate:
+    from triage import api
 
     try:
-        return estimate(values, arch)
-    except (RunError, OptimizerError, ChangeError) as exc:
-        raise InputError(str(exc)) from None
-
-
-def _bar(used: float, capacity: float, width: int = 40) -> str:
-    if capacity <= 0:
-        return ""
-    filled = min(width, round(width * used / capacity))
-    over = used > capacity
-    return "[" + "#" * filled + "." * (width - filled) + "]" + (" >" if over else "")
-
-
-def describe_run(est: Any) -> str:
-    r = est.run
-    method = r.method if not r.lora else f"{r.method} r={r.lora_r} ({','.join(r.lora_targets)})"
-    quant = f" · {r.quantization}" if r.quantization != "none" else ""
-    gpu = f" on {r.gpu.name}" if r.gpu else ""
-    return (
-        f"{r.arch.name} · {method}{quant} · {r.weight_dtype} · b={r.batch} x s={r.seq}"
-        f"{' x accum ' + str(r.grad_accum) if r.grad_accum > 1 else ''} · GC {'on' if r.gc else 'off'} · "
-        f"{r.attn} · {r.optimizer}{gpu}"
-    )
-
-
-def render_text(est: Any) -> str:
-    """The breakdown for an 80-column terminal: each component, its bar, and its formula below it."""
-    from triage.render.wrap import wrap
-
-    lines = [*wrap(describe_run(est), 80, "", "  "), ""]
-    peak = est.peak_bytes
-    lines += wrap(f"Peak allocated: {peak / GiB:.2f} GiB in {est.peak_phase} ({est.peak.detail})", 80, "", "  ")
-    comps = sorted(est.components.items(), key=lambda kv: -kv[1])
-    width = max((len(k) for k, _ in comps), default=10)
-    for name, n in comps:
-        share = n / peak if peak else 0
-        lines.append(f"  {name:<{width}}  {n / GiB:8.2f} GiB  {'#' * max(1, round(20 * share))}")
-        if name in est.sizes:
-            lines += wrap(est.sizes[name].formula, 80, "      ")
-    paged = est.sizes.get("optimizer_state_paged")
-    if paged is not None and paged.bytes:
-        lines.append(f"  (paged optimizer state {paged.bytes / GiB:.2f} GiB lives in unified memory, outside the peak)")
-    band = est.device_total
-    lines.append("")
-    lines += wrap(
-        f"On the device: {band.low / GiB:.2f} / {band.expected / GiB:.2f} / {band.high / GiB:.2f} GiB "
-        "(low / expected / high) = allocated peak plus:",
-        80,
-    )
-    for item in band.items:
-        lines.append(f"  + {item.name:<16} {item.expected / GiB:6.2f} GiB ({item.low / GiB:.2f}-{item.high / GiB:.2f})")
-        lines += wrap(item.why, 80, "      ")
-    if est.capacity_bytes:
-        cap = est.capacity_bytes
-        verdict = "FITS" if est.fits else "DOES NOT FIT"
-        lines.append("")
-        lines.append(_bar(band.expected, cap))
-        lines.append(
-            f"{band.expected / GiB:.2f} of {cap / GiB:.2f} GiB: {verdict}"
-            + ("" if est.fits else f" (short by {(band.expected - cap) / GiB:.2f} GiB)")
-        )
-        if est.fits and band.high > cap:
-            lines.append("  (the high end of the band does not fit: little room for fragmentation)")
-    else:
-        lines.append("")
-        lines.append("GPU unknown: give --gpu NAME or --gpu-memory SIZE to compare against its capacity.")
-    if est.notes:
-        lines.append("")
-        for n in est.notes:
-            lines += wrap(f"Note: {n}", 80, "", "  ")
-    if est.assumptions:
-        lines.append("")
-        lines.append("Assumed (state the fact to change it):")
-        for a in est.assumptions:
-            lines += wrap(f"- {a.fact} = {a.value}: {a.reason}", 80, "  ", "    ")
-    return "\n".join(lines) + "\n"
+        return api.estimate_inputs(inputs)
+    except api.EstimateError as exc:
+        raise InputError(str(exc).strip("'\"")) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -298,10 +194,12 @@ def run(args: argparse.Namespace) -> int:
                 f"  FA2 {'yes' if g.supports_fa2 else 'no'}  {g.name}\n"
             )
         return EXIT_OK
-    values, arch = collect_facts(args)
-    est = run_estimate(values, arch)
+    from triage.render.estimate import estimate_json, render_estimate
+
+    _kb, inputs = read_run(args)
+    est = estimate_of(inputs)
     if args.format == "json":
-        sys.stdout.write(json.dumps(est.to_json(), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(estimate_json(est, inputs), ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     else:
-        sys.stdout.write(render_text(est))
+        sys.stdout.write(render_estimate(est, inputs, args.lang))
     return EXIT_FAILED if est.fits is False else EXIT_OK

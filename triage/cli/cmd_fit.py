@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from triage.cli.cmd_estimate import GiB, add_run_arguments, collect_facts, describe_run
+from triage.cli.cmd_estimate import add_run_arguments, read_run
 from triage.cli.errors import EXIT_FAILED, EXIT_OK, InputError
 
 NAME = "fit"
@@ -29,48 +29,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--upper", type=int, metavar="N", help="largest value to consider")
     add_run_arguments(parser)
     parser.add_argument("--format", choices=["text", "json"], default="text")
+    parser.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the text output")
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.estimate import ChangeError, OptimizerError, RunError, fit
+    from triage import api
+    from triage.render.estimate import fit_json, render_fit
 
     if not 0 <= args.headroom < 1:
         raise InputError("--headroom is a fraction in [0, 1), e.g. 0.05")
-    values, arch = collect_facts(args)
+    _kb, inputs = read_run(args)
     try:
-        result = fit(values, args.solve, headroom=args.headroom, arch=arch, upper=args.upper)
-    except (RunError, OptimizerError, ChangeError) as exc:
-        raise InputError(str(exc)) from None
-    est = result.estimate
+        result = api.fit_inputs(inputs, args.solve, headroom=args.headroom, upper=args.upper)
+    except api.EstimateError as exc:
+        raise InputError(str(exc).strip("'\"")) from None
     if args.format == "json":
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "variable": result.variable,
-                    "value": result.value,
-                    "upper": result.upper,
-                    "target_gib": round(result.target_bytes / GiB, 3),
-                    "device_expected_gib": round(est.device_total.expected / GiB, 3),
-                    "peak_allocated_gib": round(est.peak_bytes / GiB, 3),
-                    "assumptions": [a.to_json() for a in est.assumptions if a.fact != args.solve],
-                },
-                ensure_ascii=False,
-                indent=2,
-            )
-            + "\n"
-        )
+        out = json.dumps(fit_json(result, args.solve, inputs), ensure_ascii=False, indent=2, allow_nan=False)
+        sys.stdout.write(out + "\n")
     else:
-        head = describe_run(est)
-        if result.value is None:
-            sys.stdout.write(
-                f"{head}\nNothing fits: even {args.solve}=1 needs {est.device_total.expected / GiB:.2f} "
-                f"GiB against a target of {result.target_bytes / GiB:.2f} GiB.\n"
-            )
-        else:
-            capped = " (the search's upper bound)" if result.value == result.upper else ""
-            sys.stdout.write(
-                f"{head}\nLargest {args.solve} that fits: {result.value}{capped}: "
-                f"{est.device_total.expected / GiB:.2f} GiB expected on the device, target "
-                f"{result.target_bytes / GiB:.2f} GiB ({args.headroom:.0%} headroom).\n"
-            )
+        sys.stdout.write(render_fit(result, args.solve, args.headroom, inputs, args.lang))
     return EXIT_OK if result.value is not None else EXIT_FAILED

@@ -57,10 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     m.add_argument("--format", choices=["text", "json"], default="text")
 
 
-def _spec(args: argparse.Namespace) -> tuple[Any, dict[str, Any], Any, list[str]]:
-    """(MeasureSpec, estimator facts, Architecture or None, notes) from the flags."""
-    from triage.cli.cmd_estimate import collect_facts
-    from triage.estimate import ModelUnknown, OptimizerError, RunError, run_from_facts
+def _spec(args: argparse.Namespace) -> tuple[Any, Any, list[str]]:
+    """(MeasureSpec, the run's inputs, notes) from the flags."""
+    from dataclasses import replace
+
+    from triage import api
+    from triage.cli.cmd_estimate import read_run
+    from triage.facts import Source, make_fact
     from triage.measure import SpecError, hf_config_from_architecture, hf_config_from_json
     from triage.measure.spec import spec_from_run
 
@@ -68,20 +71,20 @@ def _spec(args: argparse.Namespace) -> tuple[Any, dict[str, Any], Any, list[str]
         args.run_load_in_4bit = True
     if args.attn:
         args.run_attn_implementation = args.attn
-    values, arch = collect_facts(args)
-    if "model_name" not in values and arch is None:
+    kb, inputs = read_run(args)
+    names = {f.name for f in inputs.facts}
+    if "model_name" not in names and inputs.architecture is None:
         raise InputError("give --model NAME (a preset or HF id) or --model path/to/config.json")
-    if "transformers_version" not in values:
+    if "transformers_version" not in names:
         from importlib.metadata import PackageNotFoundError, version
 
         with contextlib.suppress(PackageNotFoundError):
-            values["transformers_version"] = version("transformers")
+            installed = make_fact(kb.facts, "transformers_version", version("transformers"), Source("env"))
+            inputs = replace(inputs, facts=(*inputs.facts, installed))
     try:
-        run = run_from_facts(values, arch)
-    except ModelUnknown as exc:
-        raise InputError(str(exc)) from None
-    except (RunError, OptimizerError) as exc:
-        raise InputError(str(exc)) from None
+        run = api.run_of(inputs)
+    except api.EstimateError as exc:
+        raise InputError(str(exc).strip("'\"")) from None
     try:
         if (args.model and Path(args.model).suffix == ".json") or (args.model and Path(args.model).is_dir()):
             p = Path(args.model)
@@ -95,13 +98,13 @@ def _spec(args: argparse.Namespace) -> tuple[Any, dict[str, Any], Any, list[str]
             spec = spec.with_(lora_same_dtype=bool(args.lora_same_dtype), cuda_shims=not args.no_cuda_shims)
     except (SpecError, OSError, json.JSONDecodeError) as exc:
         raise InputError(str(exc)) from None
-    return spec, values, arch, notes
+    return spec, inputs, notes
 
 
-def _estimate(values: dict[str, Any], arch: Any) -> Any:
-    from triage.estimate import estimate
+def _estimate(inputs: Any) -> Any:
+    from triage import api
 
-    return estimate(values, arch)
+    return api.estimate_inputs(inputs)
 
 
 def render_text(measurement: Any, est: Any, notes: list[str]) -> str:
@@ -139,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     missing = available()
     if missing is not None:
         raise InputError(f"triage measure needs torch, transformers and peft ({missing} is missing): {INSTALL_HINT}")
-    spec, values, arch, notes = _spec(args)
+    spec, inputs, notes = _spec(args)
     from triage.measure.step import StepError
 
     try:
@@ -147,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     except (SpecError, StepError) as exc:
         raise InputError(str(exc)) from None
     try:
-        est = _estimate(values, arch)
+        est = _estimate(inputs)
     except ValueError as exc:  # the estimator's RunError/OptimizerError: report the measurement anyway
         notes.append(f"no estimate: {exc}")
         est = None

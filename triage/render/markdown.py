@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from triage.redact import redact
+from triage.render.labels import saving_label
 from triage.render.strings import t
 
 #: The heading of the collapsible section with the user's own text.
@@ -98,7 +99,8 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
         out += [f"### {t('remedies', lang)}", ""]
         for n, r in enumerate(data["remedies"], 1):
             note = f" — **{t('blocked', lang)}:** {'; '.join(r['blockers'])}" if r["applicable"] is False else ""
-            saves = f" ({t('saves', lang)} {r['saving_gib']:.1f} GiB)" if r.get("saving_gib") else ""
+            label = saving_label(r.get("saving_gib"), lang)
+            saves = f" ({label})" if label else ""
             out.append(f"{n}. **{r['title']}**{saves}{note}: {r['summary']}")
         out.append("")
     if data["questions"]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from triage.render.labels import probability_bar as _bar
+from triage.render.labels import saving_label
 from triage.render.strings import t
 from triage.render.wrap import wrap
 
@@ -12,11 +14,6 @@ WIDTH = 80
 
 def _wrap(text: str, indent: str, rest: str | None = None) -> list[str]:
     return wrap(text, WIDTH, indent, rest)
-
-
-def _bar(p: float, cells: int = 10) -> str:
-    filled = round(p * cells)
-    return "█" * filled + "·" * (cells - filled)
 
 
 def _value(v: object, kind: str = "") -> str:
@@ -109,13 +106,8 @@ def render_text(data: dict[str, Any]) -> str:
                 mark = f" ({t('blocked', lang)}: {'; '.join(rem['blockers'])})"
             speed, quality = t(rem["cost"]["speed"], lang), t(rem["cost"]["quality"], lang)
             cost = f"{t('speed', lang)} {speed}, {t('quality', lang)} {quality}"
-            saves = ""
-            if rem.get("saving_gib") is not None:
-                saves = (
-                    f"  [{t('saves', lang)} {rem['saving_gib']:.1f} GiB]"
-                    if rem["saving_gib"] > 0.05
-                    else (f"  [{t('saves_nothing', lang)}]")
-                )
+            label = saving_label(rem.get("saving_gib"), lang)
+            saves = f"  [{label}]" if label else ""
             out += _wrap(f"{n}. {rem['title']}{saves}{mark}", "", "   ")
             out += _wrap(rem["summary"], "   ")
             out += _wrap(f"{t('cost', lang)}: {cost}; {t('for', lang)} {', '.join(rem['for_causes'])}", "   ")

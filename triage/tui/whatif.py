@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from triage.estimate import Estimate, saving_detail
+from triage.api import EstimateError, what_if
+from triage.estimate import Estimate
 from triage.facts import FactSet
 from triage.kb.models import Remedy
-from triage.quantify import NOT_ESTIMABLE, Memory
+from triage.quantify import Memory
+from triage.render import labels
 
 GIB = 1024**3
 #: Components under this share of the bar are drawn together as "other".
@@ -134,8 +136,8 @@ def memory_view(memory: Memory, facts: FactSet, remedies: Sequence[Remedy] = ())
     changes: Mapping[str, Any] = merged_changes(remedies)
     if changes:
         try:
-            detail = saving_detail(facts, changes, before=est)
-        except NOT_ESTIMABLE as exc:
+            detail = what_if(facts, remedies, before=est)
+        except EstimateError as exc:
             return MemoryView(False, applied=applied, reason=f"cannot apply {', '.join(applied)}: {exc}")
         est, saved = detail.after, detail.bytes
     needs = missing(facts) if est.capacity_bytes is None else ()
@@ -203,11 +205,5 @@ def gib(n: int | float) -> str:
 
 
 def saving_label(saved: int | None, lang: str) -> str | None:
-    """What a remedy's saving on this run reads as: "saves 11.3 GiB", "costs 0.5 GiB", "saves ~0"."""
-    if saved is None:
-        return None
-    if saved >= 0.05 * GIB:
-        return ("saves " if lang == "en" else "节省 ") + gib(saved)
-    if saved <= -0.05 * GIB:
-        return ("costs " if lang == "en" else "多用 ") + gib(-saved)
-    return "saves ~0" if lang == "en" else "几乎无节省"
+    """What a remedy's saving on this run reads as, said as every other format says it."""
+    return None if saved is None else labels.saving_label(round(saved / GIB, 3), lang)

@@ -7,7 +7,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from triage.engine.diagnose import Diagnosis
-from triage.interview import evidence_label
+from triage.render.labels import evidence_label, probability_bar
 from triage.render.strings import t
 
 #: Causes listed (ruled-out ones are listed apart).
@@ -16,8 +16,7 @@ BAR = 8
 
 
 def bar(p: float, cells: int = BAR) -> str:
-    filled = round(p * cells)
-    return "█" * filled + "░" * (cells - filled)
+    return probability_bar(p, cells, empty="░")
 
 
 class RankingPane(Tree[str]):

@@ -1,0 +1,190 @@
+"""The one path from what the user has to an answer: read, merge, estimate, diagnose, plan.
+
+Every face reaches this through :mod:`triage.api`; the interview replays it
+after every turn. Keeping the steps here, once, is what makes ``triage
+diagnose``, ``triage estimate``, the interview and the TUI agree: the same
+readers, the same merge and conflict rules, the same model architecture from
+the same ``config.json``, the same estimator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from triage.engine.diagnose import Diagnosis, Session, diagnose
+from triage.engine.scoring import Scorer
+from triage.estimate import (
+    Architecture,
+    ArchitectureError,
+    Estimate,
+    FitResult,
+    Run,
+    Saving,
+    estimate,
+    fit,
+    run_from_facts,
+    saving_detail,
+)
+from triage.estimate.architecture import load_hf_config
+from triage.facts import Fact, FactSet
+from triage.ingest.errors import IngestError
+from triage.ingest.inputs import gather
+from triage.kb.loader import KnowledgeBase
+from triage.kb.models import Remedy
+from triage.quantify import NOT_ESTIMABLE, Memory, derive, quantify, saver
+
+#: What the estimator raises when the run is not known well enough to size.
+EstimateError = NOT_ESTIMABLE
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything read from what the user gave, merged by the readers' rules."""
+
+    facts: tuple[Fact, ...] = ()
+    text: str = ""
+    """The free text (symptoms, log excerpts) that signals match."""
+    conflicts: tuple[str, ...] = ()
+    """Where two inputs disagreed, and which one was believed."""
+    unknown_keys: tuple[str, ...] = ()
+    """Config keys the readers did not understand, ``path: key``."""
+    notes: tuple[str, ...] = ()
+    """What the readers want the user to know."""
+    read_as: tuple[tuple[str, str], ...] = ()
+    """(path, kind) of every input file read."""
+    architecture: Architecture | None = None
+    """The model's shape from a ``config.json`` among the inputs, when one was given."""
+
+    def session(self, lang: str = "en") -> Session:
+        """The engine's view of these inputs."""
+        return Session(
+            facts=FactSet().with_facts(self.facts),
+            text=self.text,
+            lang=lang,
+            conflicts=self.conflicts,
+            unknown_keys=self.unknown_keys,
+            notes=self.notes,
+            read_as=self.read_as,
+        )
+
+    def all_notes(self) -> tuple[str, ...]:
+        """Notes, conflicts and unused keys, as one list for a person to read."""
+        keys = self.unknown_keys
+        out = [*self.notes, *(f"conflict: {c}" for c in self.conflicts)]
+        if keys:
+            out.append("keys not used: " + ", ".join(keys[:10]) + (" ..." if len(keys) > 10 else ""))
+        return tuple(out)
+
+
+def read(
+    kb: KnowledgeBase,
+    *,
+    symptoms: Iterable[str] = (),
+    logs: Sequence[str] = (),
+    envs: Sequence[str] = (),
+    configs: Sequence[str] = (),
+    inputs: Sequence[str] = (),
+    facts: Iterable[Fact] = (),
+) -> Inputs:
+    """Read every input through the ingest readers and merge the facts.
+
+    Explicit ``facts`` (``--fact``, flags, interview answers) win over anything
+    read; disagreements between inputs are kept for the user. A model
+    ``config.json`` among the configs also gives the model's architecture, so
+    it means the same whichever flag brought it. Raises
+    :class:`~triage.ingest.errors.IngestError` for an unreadable input.
+    """
+    got = gather(
+        kb.facts,
+        symptoms=[s for s in symptoms if s],
+        logs=logs,
+        envs=envs,
+        configs=configs,
+        inputs=inputs,
+        cli_facts=list(facts),
+    )
+    arch = None
+    for path, kind in got.read_as:
+        if kind == "config:model_config":
+            try:
+                arch = load_hf_config(path)
+            except ArchitectureError as exc:
+                raise IngestError(str(exc)) from None
+    return Inputs(
+        facts=tuple(got.facts),
+        text=got.text,
+        conflicts=tuple(c.describe() for c in got.conflicts),
+        unknown_keys=tuple(f"{path}: {key}" for path, key in got.unknown_keys),
+        notes=tuple(got.notes),
+        read_as=tuple(got.read_as),
+        architecture=arch,
+    )
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A diagnosis and what the estimator says about the same run."""
+
+    diagnosis: Diagnosis
+    memory: Memory
+
+
+def analyse(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) -> Analysis:
+    """Estimate, diagnose and plan: the whole pipeline after the readers.
+
+    The estimator's derived facts join the session's facts before causes are
+    scored, and remedies are ranked by what they save on this run. Pass a
+    ``scorer`` built for the session's text to reuse its text matches (the
+    interview does, between answers).
+    """
+    session = replace(session, facts=derive(session.facts))
+    try:
+        est: Estimate | None = estimate(session.facts)
+        missing = None
+    except NOT_ESTIMABLE as exc:
+        est, missing = None, str(exc).strip("'\"")
+    need = None
+    if est is not None and est.capacity_bytes:
+        need = max(0, est.device_total.expected - est.capacity_bytes) or None
+    diagnosis = diagnose(kb, session, scorer, saving_of=saver(session.facts, est), need=need)
+    return Analysis(diagnosis, quantify(diagnosis, est, missing))
+
+
+def estimate_inputs(inputs: Inputs) -> Estimate:
+    """The memory estimate of the run the inputs describe; raises one of :data:`EstimateError`."""
+    return estimate(FactSet().with_facts(inputs.facts), inputs.architecture)
+
+
+def run_of(inputs: Inputs) -> Run:
+    """The run the inputs describe, every default stated; raises one of :data:`EstimateError`."""
+    return run_from_facts(FactSet().with_facts(inputs.facts), inputs.architecture)
+
+
+def fit_inputs(inputs: Inputs, variable: str, *, headroom: float, upper: int | None) -> FitResult:
+    """The largest ``variable`` that fits; raises one of :data:`EstimateError`."""
+    return fit(FactSet().with_facts(inputs.facts), variable, headroom=headroom, arch=inputs.architecture, upper=upper)
+
+
+def what_if(facts: FactSet, remedies: Sequence[Remedy], before: Estimate | None = None) -> Saving:
+    """The run after applying every remedy in ``remedies`` together (later ones win on a shared fact).
+
+    Raises one of :data:`EstimateError` when the run cannot be sized with those changes.
+    """
+    changes: dict[str, object] = {}
+    for remedy in remedies:
+        changes.update(remedy.changes)
+    return saving_detail(facts, changes, before=before)
+
+
+__all__ = [
+    "Analysis",
+    "EstimateError",
+    "Inputs",
+    "analyse",
+    "estimate_inputs",
+    "fit_inputs",
+    "read",
+    "run_of",
+    "what_if",
+]

@@ -1,0 +1,100 @@
+"""Every number and label a person reads, said once: sizes, savings, bars, values, sources, evidence.
+
+Text, markdown, the interview report, ``triage ask`` and the TUI all call
+these, so a remedy that costs 2.2 GiB reads "costs 2.2 GiB" in every format
+and both languages, never "saves ~0" in one and "saves -2.2 GiB" in another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from triage.engine.scoring import Item, evidence_of
+from triage.facts import FactSpec, FactType, Value
+from triage.kb.models import Cause
+from triage.render.strings import t
+
+GIB = 1024**3
+#: Savings smaller than this (either sign) read as "~0": below the estimator's own precision.
+NEGLIGIBLE_GIB = 0.05
+
+
+def gib(n_gib: float, digits: int = 1) -> str:
+    """``11.34`` -> ``"11.3 GiB"``."""
+    return f"{n_gib:.{digits}f} GiB"
+
+
+def size(n_bytes: int | float) -> str:
+    """Bytes as a person reads them: ``24 GiB``, ``1.5 GiB``, ``512 MiB``."""
+    if abs(n_bytes) >= 10 * GIB:
+        return f"{n_bytes / GIB:.0f} GiB"
+    if abs(n_bytes) >= GIB / 2:
+        return f"{n_bytes / GIB:.1f} GiB"
+    return f"{n_bytes / 1024**2:.0f} MiB"
+
+
+def saving_kind(saving_gib: float | None) -> str | None:
+    """``"saves"``, ``"costs"`` or ``"negligible"`` (None when the saving is unknown)."""
+    if saving_gib is None:
+        return None
+    if saving_gib >= NEGLIGIBLE_GIB:
+        return "saves"
+    if saving_gib <= -NEGLIGIBLE_GIB:
+        return "costs"
+    return "negligible"
+
+
+def saving_label(saving_gib: float | None, lang: str) -> str | None:
+    """A remedy's saving on this run: "saves 11.3 GiB", "costs 2.2 GiB" or "saves ~0 on this run"."""
+    kind = saving_kind(saving_gib)
+    if kind is None or saving_gib is None:
+        return None
+    if kind == "saves":
+        return f"{t('saves', lang)} {gib(saving_gib)}"
+    if kind == "costs":
+        return f"{t('costs', lang)} {gib(-saving_gib)}"
+    return t("saves_nothing", lang)
+
+
+def probability_bar(p: float, cells: int = 10, full: str = "█", empty: str = "·") -> str:
+    """``0.75`` -> ``███████···`` (rounded to the cell)."""
+    filled = max(0, min(cells, round(p * cells)))
+    return full * filled + empty * (cells - filled)
+
+
+def fact_value(spec: FactSpec | None, value: Value, lang: str = "en") -> str:
+    """A fact's value as a person reads it: yes/no, 24 GiB, 2048, 4.31.0."""
+    if isinstance(value, bool):
+        return t("ask_yes" if value else "ask_no", lang)
+    if spec is not None and spec.type is FactType.bytes and isinstance(value, (int, float)):
+        return size(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def source_label(fact: Mapping[str, object]) -> str:
+    """Where a fact came from, from its JSON form: ``train.log:812``, ``symptom:1``, ``--fact``."""
+    where = str(fact.get("path") or fact.get("source") or "")
+    if fact.get("line") is not None:
+        where += f":{fact['line']}"
+    return where
+
+
+def evidence_label(cause: Cause, item: Item, lang: str = "en") -> str:
+    """An evidence item of ``cause`` in ``lang``.
+
+    Condition evidence takes the knowledge base's own wording
+    (:attr:`triage.kb.models.Evidence.label`, which has a Chinese text); a
+    text signal's label is English-only, so in Chinese it shows the words
+    that matched instead.
+    """
+    if lang == "en":
+        return item.label
+    if item.kind == "signal":
+        return f"{t('ask_mentions', lang)} “{item.excerpt}”" if item.excerpt else item.label
+    if item.kind == "fact":
+        for ev in evidence_of(cause):
+            if ev.label is not None and ev.label.en == item.label:
+                return ev.label.get(lang)
+    return item.label
