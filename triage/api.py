@@ -61,7 +61,7 @@ def parse_facts(kb: KnowledgeBase, assignments: Iterable[str]) -> list[Fact]:
 
             near = [m[0] for m in process.extract(name, sorted(kb.facts), limit=3)]
             raise FactError(f"unknown fact {name!r}; did you mean {', '.join(near)}?")
-        out.append(make_fact(kb.facts, name, raw.strip(), Source("cli", path="--fact", excerpt=text)))
+        out.append(make_fact(kb.facts, name, raw.strip(), Source("cli", excerpt=text)))
     return out
 
 

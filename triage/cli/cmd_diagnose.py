@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -85,9 +84,7 @@ def _read_text(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.api import analyse, build_session
-    from triage.facts import Source, parse_assignment
-    from triage.kb.loader import load_checked
+    from triage import api
 
     if args.top < 1:
         raise InputError("--top must be at least 1")
@@ -103,9 +100,9 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.stdin == "-" and "-" in files:
         raise UsageError("standard input can be read only once; give `-` to one option")
-    kb = load_checked(args.knowledge)
-    facts = [parse_assignment(kb.facts, text, Source("cli", excerpt=text)) for text in args.fact]
-    session = build_session(
+    kb = api.knowledge(args.knowledge)
+    facts = api.parse_facts(kb, args.fact)
+    session = api.build_session(
         kb,
         symptoms=symptoms,
         logs=args.log,
@@ -115,12 +112,13 @@ def run(args: argparse.Namespace) -> int:
         facts=facts,
         lang=args.lang,
     )
-    analysis = analyse(kb, session)
+    analysis = api.analyse(kb, session)
     from triage.render.contract import to_dict
+    from triage.render.output import dumps
 
     data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory)
     if args.format == "json":
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(data) + "\n")
     elif args.format == "markdown":
         from triage.render.markdown import render_markdown
 

@@ -21,6 +21,8 @@ from triage.engine.diagnose import Diagnosis, RankedCause
 from triage.engine.scoring import Item
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
+from triage.render.labels import saving_kind
+from triage.render.output import SCHEMA_VERSION, validated
 
 
 def _evidence(item: Item, lang: str) -> dict[str, Any]:
@@ -114,6 +116,7 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5, memory: Me
                 "for_causes": list(rr.for_causes),
                 "weight": round(rr.weight, 4),
                 "saving_gib": _gib(rr.saving_bytes),
+                "saving": saving_kind(_gib(rr.saving_bytes)),
                 "applicable": rr.applicable,
                 "blockers": list(rr.blockers),
                 "cost": {"speed": remedy.cost.speed, "quality": remedy.cost.quality},
@@ -146,9 +149,11 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5, memory: Me
         }
         for fm in diagnosis.myths
     ]
-    return {
+    data = {
+        "schema_version": SCHEMA_VERSION,
         "triage_version": __version__,
         "lang": lang,
+        "evidence_state": evidence_state(diagnosis),
         "causes": [_cause(rc, lang) for rc in live[:top]],
         "ruled_out": [
             {
@@ -174,4 +179,16 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5, memory: Me
             "unknown_keys": list(diagnosis.session.unknown_keys),
             "notes": list(diagnosis.session.notes),
         },
+        "similar_reports": [],
     }
+    return validated(data)
+
+
+def evidence_state(diagnosis: Diagnosis) -> str:
+    """``indicated`` when something the user gave points at a cause; ``no_evidence`` when only the prior orders them."""
+    for rc in diagnosis.causes:
+        if rc.scored.excluded:
+            continue
+        if any(i.state == "true" and i.weight > 0 and i.kind != "prior" for i in rc.scored.items):
+            return "indicated"
+    return "no_evidence"

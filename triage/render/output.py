@@ -1,0 +1,195 @@
+"""The output contract as types: what ``--format json`` promises, and what every renderer reads.
+
+:func:`triage.render.contract.to_dict` builds the diagnosis as plain data and
+:func:`validated` checks it against :class:`Output` before any format is
+written, so text, markdown, JSON, the interview report and the TUI draw from
+one checked object. The JSON Schema in ``docs/schema/output.schema.json`` is
+generated from these models (``python -m triage.render.output``); a test
+fails when it is stale. Extend the contract, never break it: a new field is
+optional, and ``schema_version`` changes its minor number.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.1"
+"""1.0: the first contract (triage 0.x); 1.1: ``schema_version``, ``evidence_state`` and ``similar_reports``."""
+
+Number = float
+
+
+class Model(BaseModel):
+    """Unknown keys are errors: a field added in code but not here fails the tests."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
+
+
+class EvidenceOut(Model):
+    kind: str
+    label: str
+    weight: Number
+    state: str
+    facts: list[str] | None = None
+    excerpt: str | None = None
+    veto: bool | None = None
+
+
+class CauseOut(Model):
+    id: str
+    category: str
+    """One of the taxonomy's labels (shared/reference/taxonomy.md)."""
+    title: str
+    summary: str
+    score: Number
+    probability: Number
+    fired: bool
+    excluded: bool
+    evidence: list[EvidenceOut]
+    unknown: list[str]
+    remedies: list[str]
+
+
+class RuledOut(Model):
+    id: str
+    category: str
+    title: str
+    why_not: list[str]
+
+
+class Cost(Model):
+    speed: str
+    quality: str
+
+
+class Requirement(Model):
+    package: str
+    specifier: str
+
+
+class RemedyOut(Model):
+    id: str
+    title: str
+    summary: str
+    for_causes: list[str]
+    weight: Number
+    saving_gib: Number | None
+    """GiB saved on this run (negative: the change costs memory); None when it cannot be sized."""
+    saving: Literal["saves", "costs", "negligible"] | None = None
+    """How ``saving_gib`` reads: every format says it the same way (``render/labels.py``)."""
+    applicable: bool | None
+    blockers: list[str]
+    cost: Cost
+    requires: list[Requirement]
+    steps: dict[str, str]
+    references: list[str]
+
+
+class MythOut(Model):
+    id: str
+    claim: str
+    verdict: str
+    correction: str
+    matched: list[str]
+    references: list[str]
+
+
+class FactOut(Model):
+    value: bool | int | float | str
+    source: str
+    type: str
+    path: str | None = None
+    line: int | None = None
+    excerpt: str | None = None
+
+
+class QuestionOut(Model):
+    fact: str
+    question: str
+    help: str
+    gain_bits: Number
+    type: str
+    values: list[bool | int | float | str]
+
+
+class ReadAs(Model):
+    path: str
+    kind: str
+
+
+class InputsOut(Model):
+    read_as: list[ReadAs]
+    conflicts: list[str]
+    unknown_keys: list[str]
+    notes: list[str]
+
+
+class SimilarReport(Model):
+    url: str
+    title: str
+    cause_category: str
+    cause_id: str | None
+    similarity: Number
+    resolution: str | None = None
+
+
+class Output(Model):
+    """``triage diagnose --format json``."""
+
+    schema_version: str = SCHEMA_VERSION
+    triage_version: str
+    lang: str
+    evidence_state: Literal["indicated", "no_evidence"] = "indicated"
+    """``no_evidence``: nothing the user gave points at any cause; the order of ``causes`` is only the prior."""
+    causes: list[CauseOut]
+    ruled_out: list[RuledOut]
+    remedies: list[RemedyOut]
+    myths: list[MythOut]
+    facts: dict[str, FactOut]
+    questions: list[QuestionOut]
+    done: bool
+    memory: dict[str, Any] = Field(json_schema_extra={"description": "the estimate, as triage estimate --format json"})
+    inputs: InputsOut
+    similar_reports: list[SimilarReport] = []
+
+
+def _finite(data: Any) -> Any:
+    """``data`` with every NaN or infinity replaced by None: JSON has no such numbers."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_finite(v) for v in data]
+    return data
+
+
+def validated(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` checked against :class:`Output` and returned as strict JSON-ready data."""
+    return Output.model_validate(_finite(data)).model_dump(mode="json", exclude_unset=True)
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """Strict JSON (no NaN or Infinity), UTF-8 text as is, indented for people."""
+    return json.dumps(_finite(data), ensure_ascii=False, indent=2, allow_nan=False)
+
+
+def schema() -> str:
+    """The JSON Schema of :class:`Output`, as committed in ``docs/schema/output.schema.json``."""
+    return json.dumps(Output.model_json_schema(), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+SCHEMA_PATH = Path("docs") / "schema" / "output.schema.json"
+
+
+if __name__ == "__main__":  # pragma: no cover - a maintainer's command
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_PATH
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(schema(), encoding="utf-8")
+    print(f"wrote {target}")
