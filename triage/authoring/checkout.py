@@ -122,6 +122,6 @@ def find_workspace(command: str, knowledge: Path | None, cwd: Path, *, installed
     if not installed_ok and is_installed(found.knowledge):
         raise NotInCheckout(
             f"`triage kb {command}` does not change or check an installed package, and {found.knowledge} "
-            "is one: run it from the repository or pass --knowledge DIR"
+            "is inside one: run it from the repository or pass --knowledge DIR"
         )
     return found
