@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from triage.engine.diagnose import Diagnosis, Session
+from triage.estimate import Estimate, gpu_presets, presets
 from triage.facts import Fact, FactError, Source, make_fact
-from triage.kb.loader import KnowledgeBase, load_checked
+from triage.ingest.errors import IngestError
+from triage.kb.loader import KnowledgeBase, KnowledgeError, load_checked
 from triage.pipeline import (
     Analysis,
     EstimateError,
@@ -33,6 +35,7 @@ from triage.pipeline import (
     run_of,
     what_if,
 )
+from triage.quantify import Memory
 
 if TYPE_CHECKING:
     from triage.interview import Interview
@@ -96,15 +99,24 @@ def start_interview(kb: KnowledgeBase, inputs: Inputs, lang: str = "en") -> Inte
 
 __all__ = [
     "Analysis",
+    "Diagnosis",
+    "Estimate",
     "EstimateError",
+    "FactError",
+    "IngestError",
     "Inputs",
+    "KnowledgeError",
+    "Memory",
+    "Session",
     "analyse",
     "build_session",
     "estimate_inputs",
     "facts_from_mapping",
     "fit_inputs",
+    "gpu_presets",
     "knowledge",
     "parse_facts",
+    "presets",
     "read",
     "run",
     "run_of",

@@ -179,14 +179,14 @@ def estimate_of(inputs: Inputs) -> Estimate:
 
 def run(args: argparse.Namespace) -> int:
     if args.list_models:
-        from triage.estimate import presets
+        from triage.api import presets
 
         for a in presets():
             also = ", ".join(a.aliases[:3])
             sys.stdout.write(f"{a.id:<18} {a.total_params() / 1e9:7.2f}B  {a.name}  (also: {also})\n")
         return EXIT_OK
     if args.list_gpus:
-        from triage.estimate import gpu_presets
+        from triage.api import gpu_presets
 
         for g in gpu_presets():
             sys.stdout.write(

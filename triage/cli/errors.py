@@ -31,26 +31,34 @@ class Outcome:
 @contextmanager
 def report_errors() -> Iterator[Outcome]:
     """Turn known errors into ``triage: message`` on stderr and the matching exit code."""
-    from triage.facts import FactError
-    from triage.ingest.errors import IngestError
-    from triage.kb.loader import KnowledgeError
-
     outcome = Outcome()
     try:
         yield outcome
     except UsageError as exc:
         print(f"triage: {exc}".replace("triage: triage", "triage"), file=sys.stderr)
         outcome.code = EXIT_USAGE
-    except (InputError, FactError, IngestError) as exc:
-        print(f"triage: {exc}", file=sys.stderr)
-        outcome.code = EXIT_INPUT
-    except KnowledgeError as exc:
-        for problem in exc.problems[:20]:
-            print(problem.render(), file=sys.stderr)
+    except InputError as exc:
         print(f"triage: {exc}", file=sys.stderr)
         outcome.code = EXIT_INPUT
     except BrokenPipeError:
         outcome.code = EXIT_OK
+    except ValueError as exc:
+        # the API's input errors (FactError, IngestError) are ValueErrors; imported only once one is raised
+        from triage.api import FactError, IngestError
+
+        if not isinstance(exc, (FactError, IngestError)):
+            raise
+        print(f"triage: {exc}", file=sys.stderr)
+        outcome.code = EXIT_INPUT
+    except Exception as exc:
+        from triage.api import KnowledgeError
+
+        if not isinstance(exc, KnowledgeError):
+            raise
+        for problem in exc.problems[:20]:
+            print(problem.render(), file=sys.stderr)
+        print(f"triage: {exc}", file=sys.stderr)
+        outcome.code = EXIT_INPUT
     except KeyboardInterrupt:
         print("triage: interrupted", file=sys.stderr)
         outcome.code = 130

@@ -14,11 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from triage.api import EstimateError, what_if
-from triage.estimate import Estimate
+from triage.api import Estimate, EstimateError, Memory, what_if
 from triage.facts import FactSet
 from triage.kb.models import Remedy
-from triage.quantify import Memory
 from triage.render import labels
 
 GIB = 1024**3
