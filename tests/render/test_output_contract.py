@@ -13,7 +13,7 @@ from triage.facts import Source
 from triage.render.contract import to_dict
 from triage.render.labels import GIB, saving_label
 from triage.render.markdown import render_markdown
-from triage.render.output import SCHEMA_PATH, schema
+from triage.render.output import SCHEMA_PATH, schema, validated
 from triage.render.text import render_text
 from triage.tui.whatif import saving_label as tui_saving_label
 
@@ -48,6 +48,7 @@ def rendered(kb):
 
 def test_every_case_gives_strict_valid_json(rendered):
     for _name, _lang, data, _text, _md in rendered:
+        assert validated(data) == json.loads(json.dumps(data)), "the contract's types must not change the data"
         json.dumps(data, allow_nan=False)
         assert data["schema_version"]
         assert data["evidence_state"] in ("indicated", "no_evidence")

@@ -114,11 +114,11 @@ def run(args: argparse.Namespace) -> int:
     )
     analysis = api.analyse(kb, session)
     from triage.render.contract import to_dict
-    from triage.render.output import dumps
+    from triage.render.output import dumps, validated
 
     data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory)
     if args.format == "json":
-        sys.stdout.write(dumps(data) + "\n")
+        sys.stdout.write(dumps(validated(data)) + "\n")
     elif args.format == "markdown":
         from triage.render.markdown import render_markdown
 

@@ -22,7 +22,7 @@ from triage.engine.scoring import Item
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
 from triage.render.labels import saving_kind
-from triage.render.output import SCHEMA_VERSION, validated
+from triage.render.output import SCHEMA_VERSION
 
 
 def _evidence(item: Item, lang: str) -> dict[str, Any]:
@@ -181,7 +181,7 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5, memory: Me
         },
         "similar_reports": [],
     }
-    return validated(data)
+    return data
 
 
 def evidence_state(diagnosis: Diagnosis) -> str:
