@@ -32,10 +32,11 @@ from triage.facts import Fact, FactError, FactSet, Source, Value, coerce
 from triage.ingest.errors import IngestError
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import FactSpec, FactType
-from triage.pipeline import Inputs, analyse, read
+from triage.pipeline import Inputs, analyse, read, scorer_for
 from triage.quantify import Memory, derive
 from triage.render.labels import fact_value as format_value
 from triage.render.strings import t
+from triage.similar import Neighbour
 
 LANGS = ("en", "zh")
 #: Facts named in the one-line summary of what the readers took (the rest are counted).
@@ -192,6 +193,7 @@ class Interview:
         self._memory: Memory | None = None
         self._questions: list[Question] = []
         self._scorer_text = ""
+        self._neighbours: tuple[Neighbour, ...] = ()
 
     # ---- derived state
 
@@ -232,13 +234,14 @@ class Interview:
 
     def _analyse(self, session: Session) -> tuple[Diagnosis, Memory]:
         """:func:`triage.api.analyse`, reusing the text matches of the last turn's scorer."""
-        analysis = analyse(self.kb, session, self._scorer_for(session.text))
+        scorer = self._scorer_for(session.text)
+        analysis = analyse(self.kb, session, scorer, neighbours=self._neighbours)
         return analysis.diagnosis, analysis.memory
 
     def _scorer_for(self, text: str) -> Scorer:
         """The scorer of ``text``: built once per text, as the text changes only with free-text turns."""
         if self._scorer is None or self._scorer_text != text:
-            self._scorer = Scorer(self.kb.causes, text, self.kb.anchors)
+            self._scorer, self._neighbours = scorer_for(self.kb, text)
             self._scorer_text = text
         return self._scorer
 

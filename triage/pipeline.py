@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
+from triage.corpus import load_corpus
 from triage.engine.diagnose import Diagnosis, Session, diagnose
-from triage.engine.scoring import Scorer
+from triage.engine.scoring import Item, Scorer
 from triage.estimate import (
     Architecture,
     ArchitectureError,
@@ -33,6 +35,7 @@ from triage.ingest.inputs import gather
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Remedy
 from triage.quantify import NOT_ESTIMABLE, Memory, derive, quantify, saver
+from triage.similar import VOTE_WEIGHT, Index, Neighbour, votes
 
 #: What the estimator raises when the run is not known well enough to size.
 EstimateError = NOT_ESTIMABLE
@@ -124,20 +127,62 @@ def read(
 
 @dataclass(frozen=True)
 class Analysis:
-    """A diagnosis and what the estimator says about the same run."""
+    """A diagnosis, what the estimator says about the same run, and similar solved reports."""
 
     diagnosis: Diagnosis
     memory: Memory
+    similar: tuple[Neighbour, ...] = ()
 
 
-def analyse(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) -> Analysis:
+@cache
+def similar_index() -> Index | None:
+    """The index of the bundled corpus of solved reports (None when the corpus is absent)."""
+    records = load_corpus()
+    return Index([r for r in records if r.scope == "in"]) if records else None
+
+
+def _similar_items(lang: str, n: int, vote: float, best: float) -> Item:
+    label = f"{n} similar solved public report{'s' if n > 1 else ''} ended with this cause (best match {best:.2f})"
+    zh = f"{n} 篇相似的已解决公开报告最终是这个原因（最相似 {best:.2f}）"
+    return Item("similar", label, round(VOTE_WEIGHT * vote, 3), "true", label_zh=zh)
+
+
+def scorer_for(
+    kb: KnowledgeBase, text: str, index: Index | None = None, exclude: Sequence[str] = ()
+) -> tuple[Scorer, tuple[Neighbour, ...]]:
+    """The scorer for ``text``: the knowledge base's signals plus the votes of similar solved reports."""
+    index = index if index is not None else similar_index()
+    neighbours = tuple(index.nearest(text, exclude=exclude)) if index is not None and text.strip() else ()
+    category_of = {cid: c.category.value for cid, c in kb.causes.items()}
+    tally = votes(neighbours, category_of)
+    extra = {}
+    for cid, vote in tally.items():
+        label_of = [(nb, nb.record.label) for nb in neighbours]
+        backers = [nb for nb, lab in label_of if lab.cause_id == cid or lab.category == category_of[cid]]
+        extra[cid] = [_similar_items("en", len(backers), vote, max(nb.similarity for nb in backers))]
+    return Scorer(kb.causes, text, kb.anchors, extra), neighbours
+
+
+def analyse(
+    kb: KnowledgeBase,
+    session: Session,
+    scorer: Scorer | None = None,
+    *,
+    index: Index | None = None,
+    exclude: Sequence[str] = (),
+    neighbours: tuple[Neighbour, ...] | None = None,
+) -> Analysis:
     """Estimate, diagnose and plan: the whole pipeline after the readers.
 
     The estimator's derived facts join the session's facts before causes are
-    scored, and remedies are ranked by what they save on this run. Pass a
-    ``scorer`` built for the session's text to reuse its text matches (the
+    scored, and remedies are ranked by what they save on this run. Similar
+    solved reports (``index``, default the bundled corpus; ``exclude`` URLs
+    never vote) add their evidence. Pass a ``scorer`` (with its
+    ``neighbours``) built by :func:`scorer_for` to reuse its text matches (the
     interview does, between answers).
     """
+    if scorer is None:
+        scorer, neighbours = scorer_for(kb, session.text, index, exclude)
     session = replace(session, facts=derive(session.facts))
     try:
         est: Estimate | None = estimate(session.facts)
@@ -148,7 +193,7 @@ def analyse(kb: KnowledgeBase, session: Session, scorer: Scorer | None = None) -
     if est is not None and est.capacity_bytes:
         need = max(0, est.device_total.expected - est.capacity_bytes) or None
     diagnosis = diagnose(kb, session, scorer, saving_of=saver(session.facts, est), need=need)
-    return Analysis(diagnosis, quantify(diagnosis, est, missing))
+    return Analysis(diagnosis, quantify(diagnosis, est, missing), neighbours or ())
 
 
 def estimate_inputs(inputs: Inputs) -> Estimate:

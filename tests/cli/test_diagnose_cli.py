@@ -89,9 +89,21 @@ def test_text_fits_80_columns(capsys):
 
 
 def test_markdown(capsys):
-    assert main(["--symptom", OOM, "--format", "markdown"]) == 0
+    assert main(["--symptom", OOM + " at step 0, no gradient checkpointing", "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("## triage") and "| # | cause |" in out
+
+
+def test_a_bare_oom_is_not_answered_with_the_prior(capsys):
+    """With nothing pointing at a cause, no format presents the base rates as a diagnosis."""
+    for fmt in ("text", "markdown"):
+        assert main(["--symptom", OOM, "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        assert "No cause is indicated yet" in out
+        assert "| # | cause |" not in out and "%" not in out.split("What to change")[0].split("Similar")[0]
+    assert main(["--symptom", OOM, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["evidence_state"] == "no_evidence"
 
 
 @pytest.mark.parametrize(

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     from triage.render.contract import to_dict
     from triage.render.output import dumps, validated
 
-    data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory)
+    data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory, similar=analysis.similar)
     if args.format == "json":
         sys.stdout.write(dumps(validated(data)) + "\n")
     elif args.format == "markdown":

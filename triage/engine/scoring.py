@@ -9,7 +9,7 @@ least even (score >= 0); a false veto condition rules it out.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from triage.engine.conditions import describe, evaluate, leaves
@@ -144,9 +144,17 @@ class Scorer:
     is matched once here; :meth:`score` re-evaluates only the conditions.
     """
 
-    def __init__(self, causes: Mapping[str, Cause], text: str, anchors: Anchors | None = None) -> None:
+    def __init__(
+        self,
+        causes: Mapping[str, Cause],
+        text: str,
+        anchors: Anchors | None = None,
+        extra: Mapping[str, Sequence[Item]] | None = None,
+    ) -> None:
         self.causes = dict(causes)
         self.text_items = {cid: signal_items(c, text, anchors) for cid, c in self.causes.items()}
+        self.extra = {cid: tuple(items) for cid, items in (extra or {}).items()}
+        """Evidence from outside the knowledge base, per cause id (e.g. similar solved reports)."""
 
     def score_one(self, cause: Cause, facts: FactSet) -> Scored:
         """Score one cause."""
@@ -155,7 +163,7 @@ class Scorer:
         )
         f_items, vetoed, unknown = fact_items(cause, facts)
         text = [i for i in self.text_items[cause.id] if i.restates is None or facts.value(i.restates) is None]
-        items = (prior, *f_items, *text)
+        items = (prior, *f_items, *text, *self.extra.get(cause.id, ()))
         score = sum(i.weight for i in items)
         return Scored(cause, score, items, vetoed, frozenset(unknown))
 

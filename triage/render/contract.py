@@ -14,6 +14,7 @@ shows the same causes, remedies, myths and questions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from triage import __version__
@@ -23,6 +24,7 @@ from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
 from triage.render.labels import saving_kind
 from triage.render.output import SCHEMA_VERSION
+from triage.similar import Neighbour
 
 
 def _evidence(item: Item, lang: str) -> dict[str, Any]:
@@ -97,7 +99,14 @@ def memory_dict(memory: Memory | None) -> dict[str, Any]:
     return out
 
 
-def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5, memory: Memory | None = None) -> dict[str, Any]:
+def to_dict(
+    kb: KnowledgeBase,
+    diagnosis: Diagnosis,
+    *,
+    top: int = 5,
+    memory: Memory | None = None,
+    similar: Sequence[Neighbour] = (),
+) -> dict[str, Any]:
     """The JSON contract for ``diagnosis``; ``top`` limits the causes listed (ruled-out ones are never listed)."""
     lang = diagnosis.session.lang
     live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
@@ -179,16 +188,30 @@ def to_dict(kb: KnowledgeBase, diagnosis: Diagnosis, *, top: int = 5, memory: Me
             "unknown_keys": list(diagnosis.session.unknown_keys),
             "notes": list(diagnosis.session.notes),
         },
-        "similar_reports": [],
+        "similar_reports": [
+            {
+                "url": nb.record.url,
+                "title": nb.record.title,
+                "cause_category": nb.record.label.category,
+                "cause_id": nb.record.label.cause_id,
+                "similarity": nb.similarity,
+                "resolution": nb.record.label.resolution,
+            }
+            for nb in similar
+        ],
     }
     return data
 
 
 def evidence_state(diagnosis: Diagnosis) -> str:
-    """``indicated`` when something the user gave points at a cause; ``no_evidence`` when only the prior orders them."""
+    """``indicated`` when something the user gave points at a cause; ``no_evidence`` when only the prior orders them.
+
+    Similar solved reports alone do not make a diagnosis: they are shown, and they reorder causes
+    that the user's own facts or words point at, but they are not evidence about this run.
+    """
     for rc in diagnosis.causes:
         if rc.scored.excluded:
             continue
-        if any(i.state == "true" and i.weight > 0 and i.kind != "prior" for i in rc.scored.items):
+        if any(i.state == "true" and i.weight > 0 and i.kind in ("fact", "signal") for i in rc.scored.items):
             return "indicated"
     return "no_evidence"

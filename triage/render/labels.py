@@ -98,3 +98,15 @@ def evidence_label(cause: Cause, item: Item, lang: str = "en") -> str:
             if ev.label is not None and ev.label.en == item.label:
                 return ev.label.get(lang)
     return item.label
+
+
+def similar_summary(reports: list[dict[str, object]], lang: str) -> str | None:
+    """"3 similar public reports; 2 were resolved as no_grad_ckpt" (None when there are none)."""
+    if not reports:
+        return None
+    counts: dict[str, int] = {}
+    for r in reports:
+        cat = str(r["cause_category"])
+        counts[cat] = counts.get(cat, 0) + 1
+    category, k = max(counts.items(), key=lambda kv: (kv[1], -list(counts).index(kv[0])))
+    return t("similar_summary", lang).format(n=len(reports), k=k, category=category)

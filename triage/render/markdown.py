@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from triage.redact import redact
-from triage.render.labels import saving_label
+from triage.render.labels import saving_label, similar_summary
 from triage.render.strings import t
 
 #: The heading of the collapsible section with the user's own text.
@@ -84,10 +84,26 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
         for myth in data["myths"]:
             out.append(f"> **{t('claim', lang)}:** {myth['claim']} — *{t(myth['verdict'], lang)}*")
             out += [">", f"> {myth['correction']}", ""]
-    out += [f"### {t('causes', lang)}", "", "| # | cause | category | probability | score |", "|---|---|---|---|---|"]
-    for n, c in enumerate(data["causes"], 1):
-        out.append(f"| {n} | {_cell(c['title'])} | `{c['category']}` | {c['probability']:.0%} | {c['score']:+.2f} |")
-    out.append("")
+    out += [f"### {t('causes', lang)}", ""]
+    if data.get("evidence_state") == "no_evidence":
+        out += [t("no_evidence", lang), ""]
+        out += [f"- {_cell(c['title'])} (`{c['category']}`)" for c in data["causes"]]
+        out.append("")
+    else:
+        out += ["| # | cause | category | probability | score |", "|---|---|---|---|---|"]
+        for n, c in enumerate(data["causes"], 1):
+            out.append(
+                f"| {n} | {_cell(c['title'])} | `{c['category']}` | {c['probability']:.0%} | {c['score']:+.2f} |"
+            )
+        out.append("")
+    reports = data.get("similar_reports") or []
+    summary = similar_summary(reports, lang)
+    if summary:
+        out += [f"### {t('similar', lang)}", "", summary, ""]
+        for r in reports:
+            res = f": {_cell(r['resolution'])}" if r.get("resolution") else ""
+            out.append(f"- [{_cell(r['title'])}]({r['url']}) `{r['cause_category']}` ({r['similarity']:.2f}){res}")
+        out.append("")
     for c in data["causes"]:
         out.append(f"<details><summary>{_cell(c['title'])}: {t('evidence', lang)}</summary>\n")
         for ev in c["evidence"]:

@@ -13,6 +13,19 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "No cause is more likely than not yet; tell me more (see the questions below).",
         "zh": "目前还没有哪个原因的可能性超过一半；请补充更多信息（见下面的问题）。",
     },
+    "no_evidence": {
+        "en": "No cause is indicated yet: nothing you gave points at one. Answer the questions below, or paste the "
+        "traceback, your config or your log. For orientation only, the most common causes overall (a base rate, "
+        "not a diagnosis):",
+        "zh": "目前还无法判断原因：你提供的信息没有指向任何一个原因。请回答下面的问题，或贴上 traceback、配置或日志。"
+        "仅供参考，总体上最常见的原因（基础概率，不是诊断）：",
+    },
+    "similar": {"en": "Similar solved public reports", "zh": "相似的已解决公开报告"},
+    "similar_summary": {
+        "en": "{n} similar public reports; {k} were resolved as {category}",
+        "zh": "{n} 篇相似的公开报告；其中 {k} 篇最终的原因是 {category}",
+    },
+    "similarity": {"en": "similarity", "zh": "相似度"},
     "for": {"en": "for", "zh": "针对"},
     "blocked": {"en": "not applicable", "zh": "不适用"},
     "maybe": {"en": "check first", "zh": "需先确认"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from triage.render.labels import probability_bar as _bar
-from triage.render.labels import saving_label
+from triage.render.labels import saving_label, similar_summary
 from triage.render.strings import t
 from triage.render.wrap import wrap
 
@@ -76,6 +76,20 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     return [*out, ""]
 
 
+def _similar(reports: list[dict[str, Any]], lang: str) -> list[str]:
+    summary = similar_summary(reports, lang)
+    if summary is None:
+        return []
+    out = [t("similar", lang), *_wrap(summary, "  ", "  ")]
+    for r in reports:
+        head = f"- {r['title']} [{r['cause_category']}] {t('similarity', lang)} {r['similarity']:.2f}"
+        out += _wrap(head, "  ", "    ")
+        if r.get("resolution"):
+            out += _wrap(str(r["resolution"]), "    ", "    ")
+        out.append(f"    {r['url']}")
+    return [*out, ""]
+
+
 def render_text(data: dict[str, Any]) -> str:
     """Render the contract dict as 80-column text."""
     lang = data["lang"]
@@ -85,9 +99,15 @@ def render_text(data: dict[str, Any]) -> str:
         out += _wrap(myth["correction"], "  ")
         out.append("")
     out.append(t("causes", lang))
-    if not any(c["fired"] for c in data["causes"]):
+    guessing = data.get("evidence_state") == "no_evidence"
+    if guessing:
+        out += _wrap(t("no_evidence", lang), "  ", "  ")
+    elif not any(c["fired"] for c in data["causes"]):
         out += _wrap(t("none_fired", lang), "  ")
     for n, cause in enumerate(data["causes"], 1):
+        if guessing:
+            out += _wrap(f"- {cause['title']} [{cause['category']}]", "  ", "    ")
+            continue
         head = f"{n}. {_bar(cause['probability'])} {cause['probability']:>4.0%}  {cause['title']}"
         out += _wrap(head, "", "      ")
         out.append(f"      [{cause['category']}] score {cause['score']:+.2f}")
@@ -97,6 +117,7 @@ def render_text(data: dict[str, Any]) -> str:
             sign = "+" if ev["weight"] >= 0 else "−"
             out += _wrap(f"{sign}{abs(ev['weight']):.1f}  {ev['label']}", "      ")
     out.append("")
+    out += _similar(data.get("similar_reports") or [], lang)
     out += _memory(data["memory"], lang)
     if data["remedies"]:
         out.append(t("remedies", lang))

@@ -1,0 +1,127 @@
+"""How often triage names the true cause of real reports: the measure behind ``docs/accuracy.md``.
+
+Every record goes through the user's path (:func:`triage.api.analyse` on the
+report text, what ``triage diagnose -`` does). A ranked cause is a hit when its
+id is the label's knowledge id or its category is the label's category. When
+nothing the report says points at any cause (``evidence_state ==
+"no_evidence"``), the answer counts as a miss: the prior's order is not a
+diagnosis. Out-of-scope records (serving, image models) are counted apart.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from triage import api
+from triage.corpus import Record
+from triage.kb.loader import KnowledgeBase
+from triage.render.contract import evidence_state
+from triage.similar import Index
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What triage answered on one record."""
+
+    record: Record
+    ranked: tuple[tuple[str, str], ...]
+    """(cause id, category) of the live causes, best first."""
+    indicated: bool
+    """False when no evidence pointed at any cause."""
+    out_of_scope_said: bool = False
+
+    def rank(self, with_secondary: bool = False) -> int | None:
+        """1-based rank of the first hit, None when no listed cause matches (or nothing was indicated)."""
+        if not self.indicated:
+            return None
+        ids = self.record.cause_ids(with_secondary)
+        cats = self.record.categories(with_secondary)
+        for n, (cid, cat) in enumerate(self.ranked, 1):
+            if cid in ids or cat in cats:
+                return n
+        return None
+
+    def hit(self, k: int, with_secondary: bool = False) -> bool:
+        rank = self.rank(with_secondary)
+        return rank is not None and rank <= k
+
+
+Diagnoser = Callable[[KnowledgeBase, Record], Outcome]
+
+
+def diagnose_record(kb: KnowledgeBase, record: Record, index: Index | None = None) -> Outcome:
+    """The record's report through ``api.analyse``, exactly as ``triage diagnose -`` reads it.
+
+    ``index`` holds the solved reports that may vote (the bench passes the development split's),
+    and the record itself never votes for itself.
+    """
+    session = api.build_session(kb, symptoms=[record.report], lang=record.lang)
+    diagnosis = api.analyse(kb, session, index=index, exclude=[record.url]).diagnosis
+    ranked = tuple((rc.id, rc.scored.cause.category.value) for rc in diagnosis.causes if not rc.scored.excluded)
+    return Outcome(record, ranked[:10], evidence_state(diagnosis) == "indicated")
+
+
+@dataclass(frozen=True)
+class Score:
+    n: int
+    top1: float
+    top3: float
+    top1_any: float
+    top3_any: float
+    no_answer: float
+
+
+def score(outcomes: Sequence[Outcome]) -> Score:
+    """Top-1 and top-3 on the primary label, and counting secondary labels."""
+    n = len(outcomes)
+    if not n:
+        return Score(0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+    def rate(ok: Iterable[bool]) -> float:
+        return round(statistics.fmean(1.0 if x else 0.0 for x in ok), 3)
+
+    return Score(
+        n,
+        rate(o.hit(1) for o in outcomes),
+        rate(o.hit(3) for o in outcomes),
+        rate(o.hit(1, True) for o in outcomes),
+        rate(o.hit(3, True) for o in outcomes),
+        rate(not o.indicated for o in outcomes),
+    )
+
+
+def by(outcomes: Sequence[Outcome], key: Callable[[Outcome], str]) -> dict[str, Score]:
+    groups: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        groups[key(o)].append(o)
+    return {name: score(group) for name, group in sorted(groups.items())}
+
+
+def _row(name: str, s: Score) -> str:
+    return f"| {name} | {s.n} | {s.top1:.2f} | {s.top3:.2f} | {s.top1_any:.2f} | {s.top3_any:.2f} | {s.no_answer:.2f} |"
+
+
+HEAD = [
+    "| | n | top-1 | top-3 | top-1 (any label) | top-3 (any label) | no cause indicated |",
+    "|---|---|---|---|---|---|---|",
+]
+
+
+def report(title: str, outcomes: Sequence[Outcome]) -> list[str]:
+    """A markdown section: overall, per language, per category and per source."""
+    scoped = [o for o in outcomes if o.record.scope == "in"]
+    out = [f"## {title}", "", *HEAD, _row("all", score(scoped))]
+    for name, s in by(scoped, lambda o: o.record.lang).items():
+        out.append(_row(f"lang {name}", s))
+    out += ["", "By category (the label's):", "", *HEAD]
+    out += [_row(name, s) for name, s in by(scoped, lambda o: o.record.label.category).items()]
+    out += ["", "By source:", "", *HEAD]
+    out += [_row(name, s) for name, s in by(scoped, lambda o: o.record.source.split("/")[0] or "?").items()]
+    outside = [o for o in outcomes if o.record.scope == "out"]
+    if outside:
+        said = sum(1 for o in outside if not o.indicated)
+        out += ["", f"Out of scope (serving, image models): {len(outside)} records; no LLM cause indicated on {said}."]
+    return [*out, ""]

@@ -1,0 +1,125 @@
+"""Similar solved reports: the public threads that read most like the user's, and how they ended.
+
+Reports mix English words, config keys, log lines and Chinese without spaces,
+so a report becomes a bag of terms: English words and identifiers
+(``cutoff_len``, ``zero3``, ``3090``) and Chinese character bigrams (``显存``,
+``存不``, ``不足``). Terms are weighted by TF-IDF over the corpus and two
+reports compared by cosine similarity. This is small, dependency-free and
+language-agnostic; BM25 ranks the same neighbours on reports this short, and
+an embedding model would be a download that the offline install cannot make
+(``corpus/README.md`` has the comparison).
+
+The neighbours become evidence for the engine: each cause the neighbours were
+resolved as gains log-odds in proportion to their similarity
+(:func:`evidence`), calibrated leave-one-out on the development split.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from triage.corpus import Record
+
+_WORD = re.compile(r"[a-z][a-z0-9_+.\-]{1,40}|[0-9]{2,6}[a-z]{0,4}")
+_CJK = re.compile(r"[\u4e00-\u9fff]+")
+#: Words every OOM report shares, or that say nothing about the cause.
+_STOP = frozenset(
+    word
+    for line in (
+        "the and for with that this have has was are but not you your use using used when what how can any all",
+        "from into out get got run running try tried error errors issue bug please help thanks thank does did",
+        "will would should could there their then than also just like one some more very here",
+        "cuda memory gpu gib mib total capacity allocated reserved free tried allocate pytorch torch",
+        "file line self return call python lib site-packages packages py module modules",
+    )
+    for word in line.split()
+)
+#: A neighbour counts only above this similarity.
+MIN_SIMILARITY = 0.12
+#: How many neighbours vote.
+NEIGHBOURS = 5
+#: Log-odds per unit of similarity-weighted vote (calibrated leave-one-out on the dev split).
+VOTE_WEIGHT = 3.0
+
+
+def terms(text: str) -> Counter[str]:
+    """The bag of terms of a report: English words and identifiers, Chinese character bigrams."""
+    low = text.lower()
+    bag: Counter[str] = Counter(w.strip(".-") for w in _WORD.findall(low))
+    for run in _CJK.findall(low):
+        if len(run) == 1:
+            bag[run] += 1
+        bag.update(run[i : i + 2] for i in range(len(run) - 1))
+    for word in _STOP:
+        bag.pop(word, None)
+    bag.pop("", None)
+    return bag
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A solved report like the user's, and how much like it."""
+
+    record: Record
+    similarity: float
+
+
+class Index:
+    """TF-IDF vectors of the corpus' reports, for cosine nearest neighbours."""
+
+    def __init__(self, records: Sequence[Record]) -> None:
+        self.records = tuple(records)
+        bags = [terms(f"{r.title}\n{r.report}") for r in self.records]
+        df: Counter[str] = Counter()
+        for bag in bags:
+            df.update(bag.keys())
+        n = max(1, len(bags))
+        self.idf = {t: math.log((1 + n) / (1 + c)) + 1.0 for t, c in df.items()}
+        self.vectors = [self._vector(bag) for bag in bags]
+
+    def _vector(self, bag: Mapping[str, int]) -> dict[str, float]:
+        unseen = math.log(1 + len(self.records)) + 1.0
+        vec = {t: (1 + math.log(c)) * self.idf.get(t, unseen) for t, c in bag.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        return {t: v / norm for t, v in vec.items()}
+
+    def nearest(self, text: str, k: int = NEIGHBOURS, exclude: Iterable[str] = ()) -> list[Neighbour]:
+        """The ``k`` most similar in-scope records above :data:`MIN_SIMILARITY`, best first."""
+        query = self._vector(terms(text))
+        if not query:
+            return []
+        skip = {u.lower() for u in exclude}
+        scored = []
+        for record, vec in zip(self.records, self.vectors, strict=True):
+            if record.url.lower() in skip:
+                continue
+            small, large = (query, vec) if len(query) < len(vec) else (vec, query)
+            sim = sum(w * large.get(t, 0.0) for t, w in small.items())
+            if sim >= MIN_SIMILARITY:
+                scored.append(Neighbour(record, round(sim, 3)))
+        scored.sort(key=lambda nb: (-nb.similarity, nb.record.url))
+        return scored[:k]
+
+
+def votes(neighbours: Sequence[Neighbour], category_of: Mapping[str, str]) -> dict[str, float]:
+    """Similarity-weighted votes per cause id: a neighbour resolved as a knowledge id votes for it;
+    one labelled with a category only votes, at half weight, for every cause of that category.
+    """
+    by_category: dict[str, list[str]] = {}
+    for cid, cat in category_of.items():
+        by_category.setdefault(cat, []).append(cid)
+    out: dict[str, float] = {}
+    for nb in neighbours:
+        if nb.record.scope != "in":
+            continue
+        label = nb.record.label
+        if label.cause_id and label.cause_id in category_of:
+            out[label.cause_id] = out.get(label.cause_id, 0.0) + nb.similarity
+        else:
+            for cid in by_category.get(label.category, ()):
+                out[cid] = out.get(cid, 0.0) + nb.similarity / 2
+    return out
