@@ -1,0 +1,40 @@
+"""Logits and loss: the vocabulary-sized tensors of the cross-entropy at the start of backward.
+
+Formulas (shared/reference/memory-formulas.md §1.6): HF's ``ForCausalLMLoss`` upcasts the logits
+to fp32 before the cross-entropy. Measured with the fake-tensor oracle (docs/validation.md, the
+reference table in tests/fixtures/estimate/reference_peaks.yaml): three b·s·V fp32 tensors are
+live at the peak (``_log_softmax_backward_data``), with or without checkpointing: the
+log-softmax output, its incoming gradient and the gradient being produced; soft-capped logits
+keep one more compute-dtype copy. A fused or chunked loss (Liger, Cut Cross-Entropy,
+torchtune) keeps the hidden states' gradient and one chunk of ceil(V/h) tokens instead.
+"""
+
+from __future__ import annotations
+
+import math
+
+from triage.estimate.records import Component
+from triage.estimate.run import Run
+
+#: b·s·V fp32 tensors live at the start of backward with the unfused loss.
+LIVE_FP32_LOGITS = 3
+
+
+def logits_loss(run: Run) -> Component:
+    """The loss block live at the start of backward."""
+    a, e, tokens = run.arch, run.e, run.tokens
+    if run.fused_loss:
+        chunk = max(1, tokens // max(1, math.ceil(a.vocab / a.hidden)))
+        return Component(
+            "logits_loss",
+            tokens * e * a.hidden + chunk * a.vocab * 8,
+            f"fused/chunked cross-entropy: gradient of the hidden states ({tokens:,} x {a.hidden} x {e} B) "
+            f"+ one chunk of {chunk:,} tokens x V={a.vocab} x 8 B",
+        )
+    n_v = LIVE_FP32_LOGITS
+    return Component(
+        "logits_loss",
+        tokens * a.vocab * 4 * n_v + (tokens * a.vocab * e if a.logit_softcap else 0),
+        f"fp32 logits, log-softmax and their gradients at the start of backward: "
+        f"{n_v} x {tokens:,} tokens x V={a.vocab} x 4 B",
+    )

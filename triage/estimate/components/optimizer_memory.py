@@ -1,0 +1,102 @@
+"""Optimizer memory: the state tensors, DeepSpeed's fp32 master weights and the step's temporaries.
+
+Formulas (shared/reference/memory-formulas.md §1.2; the per-optimizer table is
+:mod:`triage.estimate.optimizers`):
+
+* state = trainable params x states per param x bytes per state element: AdamW 2 states in the
+  parameter's dtype (torch.optim) or fp32 (DeepSpeed), 8-bit optimizers 1 B + an fp32 absmax per
+  256-element block (bitsandbytes); Adafactor keeps a row and a column vector per matrix;
+  GaLore/APOLLO keep states of rank-128 projections of each matrix larger than the rank.
+* ZeRO >= 1 shards state and master weights over the GPUs; ZeRO-Offload moves them to the CPU.
+  Paged optimizers keep their state in CUDA unified memory, outside PyTorch's counters.
+* DeepSpeed keeps an fp32 master copy of 16-bit trainable parameters (ZeRO, arXiv 1910.02054).
+* foreach AdamW's ``_foreach_sqrt`` makes one temporary the size of the whole state list,
+  measured at +12.55 GiB on a 7B bf16 full fine-tune (shared/reference/exact-measurement.md).
+"""
+
+from __future__ import annotations
+
+from triage.estimate.components.context import Context
+from triage.estimate.records import Component
+
+#: GaLore's and APOLLO's default projection rank.
+PROJECTION_RANK = 128
+
+
+def state_element_bytes(ctx: Context) -> float:
+    """Bytes per optimizer-state element (DeepSpeed keeps full-precision states in fp32)."""
+    spec = ctx.spec
+    if ctx.shards.deepspeed:
+        return 4 if spec.state_bytes is None or spec.state_bytes >= 4 else spec.state_bytes
+    return spec.state_bytes if spec.state_bytes is not None else ctx.trainable.element_bytes
+
+
+def _state(ctx: Context) -> tuple[int, str]:
+    """Unsharded state bytes and their formula."""
+    spec, tr, run = ctx.spec, ctx.trainable, ctx.run
+    if spec.factored and spec.name.startswith(("adafactor", "adalomo")):
+        vectors = 0 if run.lora else run.arch.norm_params() + run.arch.bias_params()
+        elements = sum(r + c for r, c in tr.shapes) + vectors
+        return elements * 4, f"factored second moment: rows+cols of each matrix = {elements:,} x 4 B"
+    if spec.factored:  # GaLore / APOLLO: low-rank projected states
+        rank = PROJECTION_RANK
+        proj = sum(rank * (r + c) for r, c in tr.shapes if min(r, c) > rank)
+        small = sum(r * c for r, c in tr.shapes if min(r, c) <= rank)
+        state = int((proj * spec.states + small * spec.states) * (spec.state_bytes or 4))
+        return state, f"low-rank (rank {rank}) projected states of the trainable matrices ({spec.name})"
+    state_el = state_element_bytes(ctx)
+    params = tr.total_params
+    return (
+        int(params * spec.states * state_el),
+        f"{params:,} trainable params x {spec.states:g} states x {state_el:g} B ({spec.name})",
+    )
+
+
+def optimizer_state(ctx: Context) -> Component:
+    """The optimizer state on the GPU (``optimizer_state_paged`` when paged: not in the allocated peak)."""
+    state, formula = _state(ctx)
+    shards, run = ctx.shards, ctx.run
+    if shards.state > 1:
+        state //= shards.state
+        formula += f" / {shards.state} GPUs (ZeRO-{run.zero_stage})"
+    if shards.offload_state:
+        state = 0
+        formula += "; offloaded to CPU"
+    if ctx.spec.paged and not shards.offload_state:
+        formula += "; paged: in CUDA unified memory, outside PyTorch's counters, evicted to CPU under pressure"
+        return Component("optimizer_state_paged", state, formula)
+    return Component("optimizer_state", state, formula)
+
+
+def master_weights(ctx: Context) -> Component | None:
+    """DeepSpeed's fp32 master copy of the trainable parameters of a 16-bit full fine-tune."""
+    run, shards = ctx.run, ctx.shards
+    if not shards.deepspeed or run.lora or run.weight_dtype == "fp32" or shards.offload_state:
+        return None
+    params = ctx.trainable.total_params
+    master = params * 4 // shards.state
+    if not master:
+        return None
+    return Component(
+        "master_weights",
+        master,
+        f"fp32 master copy of {params:,} trainable params (DeepSpeed)"
+        + (f" / {shards.state}" if shards.state > 1 else ""),
+    )
+
+
+def optimizer_temps(ctx: Context) -> Component:
+    """Temporaries of ``optimizer.step()``: foreach copies, or a few copies of the largest parameter."""
+    spec, tr = ctx.spec, ctx.trainable
+    if spec.temps == "foreach" and not ctx.in_backward:
+        temps = int(tr.total_params * state_element_bytes(ctx)) // ctx.shards.state
+        formula = "foreach step: one temporary the size of the whole state tensor list (_foreach_sqrt)"
+    elif spec.temps == "loop":
+        temps = tr.largest * tr.element_bytes * 2
+        formula = "for-loop step: temporaries of the largest parameter"
+    elif spec.temps == "fp32_loop":
+        temps = tr.largest * 4 * 3
+        formula = "Adafactor step: fp32 copies of the largest parameter, its gradient and the update"
+    else:
+        temps, formula = 0, "fused step: no large temporaries"
+    return Component("optimizer_temps", 0 if ctx.shards.offload_state else temps, formula)

@@ -1,0 +1,194 @@
+"""Trainable state: which parameters the run trains, their LoRA adapters, modules_to_save copies and gradients.
+
+Formulas (shared/reference/memory-formulas.md §1.2):
+
+* LoRA adds ``r·(d_in + d_out)`` parameters per targeted linear and layer, checked against the
+  logged counts of litgpt, torchtune and peft (Llama-2-7B, r=8 on q,v: 4,194,304). peft's
+  ``autocast_adapter_dtype=True`` keeps them in fp32 on a 16-bit base: 4 B each.
+* ``modules_to_save`` keeps a trainable copy of each named embedding or head matrix (V x h).
+* One gradient per trainable parameter, in the parameter's dtype (HF model_memory_anatomy);
+  an optimizer fused into backward (LOMO, torchtune ``optimizer_in_bwd``) frees each gradient
+  right after its update, so only the largest one is live. ZeRO-2/3 shard them over the GPUs.
+* Tied embeddings in a full fine-tune: the embedding's gradient exists three times at the end of
+  backward (measured with the fake-tensor oracle, shared/reference/exact-measurement.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from triage.estimate.records import Component
+from triage.estimate.run import Run, RunError
+
+if TYPE_CHECKING:
+    from triage.estimate.components.context import Context
+
+EMBED_NAMES = frozenset(
+    {"embed_tokens", "wte", "embed_in", "word_embeddings", "embedding", "embeddings", "tok_embeddings"}
+)
+HEAD_NAMES = frozenset({"lm_head", "embed_out", "output_layer", "output"})
+
+
+@dataclass(frozen=True)
+class Trainable:
+    """What the run trains."""
+
+    params: int
+    """Trainable parameters: the LoRA adapters, the trained layers, or the whole model."""
+    param_bytes: int
+    """Bytes per element of a trained weight of a full/freeze fine-tune (its dtype)."""
+    element_bytes: int
+    """Bytes per trainable element (4 for LoRA adapters, else ``param_bytes``)."""
+    shapes: tuple[tuple[int, int], ...]
+    """2-D shapes of the trained matrices (for factored optimizers)."""
+    largest: int
+    """Elements of the largest trained matrix."""
+    formula: str
+    copies_bytes: int = 0
+    """Bytes of the modules_to_save copies."""
+    copies_params: int = 0
+
+    @property
+    def total_params(self) -> int:
+        return self.params + self.copies_params
+
+    @property
+    def gradient_bytes(self) -> int:
+        """Every trainable parameter's gradient (before any sharding or fusing)."""
+        return self.params * self.element_bytes + self.copies_bytes
+
+
+def adapter_modules(run: Run) -> list[tuple[str, int, int, str]]:
+    """(name, d_in, d_out, input_group) of every LoRA-targeted linear in one layer."""
+    if not run.lora:
+        return []
+    linears = run.arch.linears()
+    wanted = set(run.lora_targets)
+    found = [(lin.name, lin.d_in, lin.d_out, lin.input_group) for lin in linears if lin.name in wanted]
+    if not found:
+        raise RunError(
+            f"lora_target_modules {','.join(run.lora_targets)} match no module of {run.arch.name}; "
+            f"its linears are {', '.join(lin.name for lin in linears)}"
+        )
+    return found
+
+
+def unknown_targets(run: Run) -> set[str]:
+    """LoRA targets that name no module of the model (ignored, as peft would fail on them)."""
+    known = {x.name for x in run.arch.linears()} | EMBED_NAMES | HEAD_NAMES
+    return set(run.lora_targets) - known
+
+
+def param_bytes(run: Run) -> int:
+    """Bytes per element of the trainable parameters of a full/freeze fine-tune."""
+    return 4 if run.prepare_kbit else run.w_bytes
+
+
+def _adapters(run: Run) -> Trainable:
+    a = run.arch
+    mods = adapter_modules(run)
+    r = run.lora_r
+    adapters = a.layers * sum(r * (d_in + d_out) for _, d_in, d_out, _ in mods)
+    shapes = [(r, d_in) for _, d_in, _, _ in mods] * a.layers + [(d_out, r) for _, _, d_out, _ in mods] * a.layers
+    largest = max(r * max(d_in, d_out) for _, d_in, d_out, _ in mods)
+    formula = f"{a.layers} layers x r={r} x sum(d_in+d_out) over {','.join(m[0] for m in mods)} = {adapters:,} params"
+    if run.trainable_override:
+        adapters = run.trainable_override
+        formula = f"trainable_params_b = {adapters:,} params (given)"
+    return Trainable(adapters, 4, 4, tuple(shapes), largest, formula)
+
+
+def _weights_trained(run: Run) -> Trainable:
+    a = run.arch
+    p = param_bytes(run)
+    if run.method == "freeze":
+        k = min(run.freeze_layers_trained, a.layers)
+        n = run.trainable_override or k * a.layer_params()
+        shapes = [(x.d_out, x.d_in) for x in a.linears()] * k
+        largest = max(x.d_in * x.d_out for x in a.linears())
+        return Trainable(n, p, p, tuple(shapes), largest, f"last {k} decoder layers trainable = {n:,} params")
+    n = run.trainable_override or a.total_params()
+    shapes = [(x.d_out, x.d_in) for x in a.linears()] * a.layers + [(a.vocab, a.hidden)] * (1 if a.tied else 2)
+    return Trainable(n, p, p, tuple(shapes), a.vocab * a.hidden, f"all {n:,} params trainable")
+
+
+def trainable(run: Run) -> Trainable:
+    """The trainable parameters of ``run`` (adapters, trained layers or all), with modules_to_save."""
+    found = _adapters(run) if run.lora else _weights_trained(run)
+    copies = modules_to_save(run)
+    if copies is None:
+        return found
+    params = copies.bytes // (4 if run.prepare_kbit else run.w_bytes)
+    return Trainable(
+        found.params,
+        found.param_bytes,
+        found.element_bytes,
+        found.shapes,
+        found.largest,
+        found.formula,
+        copies.bytes,
+        params,
+    )
+
+
+def lora_adapters(ctx: Context) -> Component | None:
+    """The LoRA adapter weights, in fp32 (peft ``autocast_adapter_dtype``)."""
+    if not ctx.run.lora:
+        return None
+    tr = ctx.trainable
+    return Component("lora_adapters", tr.params * 4, f"{tr.formula} x 4 B (fp32 adapters, peft autocast_adapter_dtype)")
+
+
+def modules_to_save(run: Run) -> Component | None:
+    """Trainable copies of the embedding/head matrices that peft's modules_to_save names."""
+    if not run.lora or not run.modules_to_save:
+        return None
+    a = run.arch
+    count = sum(1 for m in run.modules_to_save if m in EMBED_NAMES | HEAD_NAMES)
+    n = count * a.vocab * a.hidden
+    dtype = 4 if run.prepare_kbit else run.w_bytes
+    if not n * dtype:
+        return None
+    return Component(
+        "modules_to_save",
+        n * dtype,
+        f"{count} trainable copies (modules_to_save) of a {a.vocab}x{a.hidden} matrix x {dtype} B = {n:,} params",
+    )
+
+
+def gradients(ctx: Context) -> Component:
+    """Gradients live at the end of backward: all of them, one (fused step), sharded or offloaded."""
+    run, tr, shards = ctx.run, ctx.trainable, ctx.shards
+    if ctx.in_backward:
+        grads = tr.largest * tr.element_bytes
+        note = "optimizer step fused into backward: only one parameter's gradient at a time"
+    else:
+        grads = tr.gradient_bytes
+        note = f"{tr.total_params:,} trainable params x {tr.element_bytes} B"
+    if shards.grads > 1:
+        grads //= shards.grads
+        note += f" / {shards.grads} GPUs (ZeRO-{run.zero_stage})"
+    if shards.offload_state and run.zero_stage >= 2:
+        grads = 0
+        note += "; offloaded to CPU after reduction"
+    return Component("gradients", grads, note)
+
+
+def tied_embedding_grads(ctx: Context) -> Component | None:
+    """Two extra copies of a tied embedding's gradient at the end of a full fine-tune's backward.
+
+    At the end of backward the embedding's gradient exists three times at once (the lm_head use
+    already in .grad, the embedding backward's output and their sum), measured with the
+    fake-tensor oracle (docs/validation.md).
+    """
+    run, a = ctx.run, ctx.run.arch
+    if run.method != "full" or not a.tied or ctx.in_backward or ctx.shards.grads != 1:
+        return None
+    p = param_bytes(run)
+    return Component(
+        "tied_embedding_grads",
+        2 * a.vocab * a.hidden * p,
+        f"tied embeddings: 2 extra copies of the embedding gradient at the "
+        f"end of backward: 2 x V={a.vocab} x h={a.hidden} x {p} B",
+    )

@@ -1,0 +1,100 @@
+"""The model's weights: their dtype or quantization, what ZeRO-3/FSDP/device_map keep on one GPU,
+and the compute-dtype copies autocast keeps.
+
+Formulas (shared/reference/memory-formulas.md §1.1):
+
+* fp32 4 B, fp16/bf16 2 B per parameter (HF model_memory_anatomy).
+* bitsandbytes NF4 quantizes only the linears inside the decoder blocks: 0.5 B plus an fp32
+  absmax per 64-element block (0.5625 B), or 0.5 + 1/64 + 4/(64·256) = 0.5159 B with double
+  quantization (QLoRA, arXiv 2305.14314). LLM.int8 is 1 B plus an fp32 scale per output row.
+  Embeddings, lm_head and norms stay at ``torch_dtype``.
+* peft's ``prepare_model_for_kbit_training`` casts every non-4-bit parameter to fp32
+  ("cast all non INT8 parameters to fp32", peft/utils/other.py).
+* ZeRO-3 / FSDP full shard keep 1/d of the weights plus the gathered working set (two decoder
+  layers and the embedding); ``device_map`` model parallelism splits the layers.
+* autocast (fp32 weights, 16-bit compute) keeps a 16-bit copy of each linear weight for
+  backward (one layer at a time with checkpointing).
+"""
+
+from __future__ import annotations
+
+from triage.estimate.components.distributed import Sharding
+from triage.estimate.records import Component
+from triage.estimate.run import Run
+
+
+def _quantized(run: Run) -> tuple[int, str]:
+    """Bytes and formula of a 4-bit or 8-bit base model."""
+    a = run.arch
+    lin = a.linear_params()
+    other = a.total_params() - lin
+    other_bytes = 4 if run.prepare_kbit else run.w_bytes
+    if run.quantization == "4bit":
+        per = 0.5 + (1 / 64 + 4 / (64 * 256) if run.double_quant else 4 / 64)
+        qbytes = int(lin * per)
+        formula = (
+            f"{lin:,} block-linear params x {per:.4f} B (NF4{' + double quant' if run.double_quant else ''})"
+            f" + {other:,} embedding/lm_head/norm params x {other_bytes} B"
+        )
+    else:
+        rows = a.layers * sum(x.d_out for x in a.linears())
+        qbytes = lin + 4 * rows
+        formula = (
+            f"{lin:,} block-linear params x 1 B (int8) + fp32 row scales + {other:,} other params x {other_bytes} B"
+        )
+    if run.prepare_kbit:
+        formula += " (prepare_model_for_kbit_training upcasts these to fp32)"
+    return qbytes + other * other_bytes, formula
+
+
+def weights(run: Run) -> Component:
+    """All the model's weights, as loaded."""
+    if run.quantization in ("4bit", "8bit"):
+        return Component("weights", *_quantized(run))
+    n = run.arch.total_params()
+    if run.prepare_kbit:
+        return Component(
+            "weights",
+            4 * n,
+            f"{n:,} params x 4 B: prepare_model_for_kbit_training on a "
+            "model that is not quantized casts every fp16/bf16 weight to fp32",
+        )
+    return Component("weights", n * run.w_bytes, f"{n:,} params x {run.w_bytes} B ({run.weight_dtype})")
+
+
+def live_weights(run: Run, shards: Sharding, loaded: Component) -> Component:
+    """The weights one GPU holds: all of them, or a ZeRO-3/FSDP shard, or its layers of a device_map split."""
+    a, w = run.arch, run.w_bytes
+    if run.distributed == "model_parallel" and shards.gpus > 1:
+        d = shards.gpus
+        per_layer = loaded.bytes - a.embedding_params() * w - a.lm_head_params() * w
+        return Component(
+            "weights",
+            per_layer // d + (a.lm_head_params() or a.embedding_params()) * w,
+            f"{loaded.formula}; layers split over {d} GPUs (device_map), the last GPU also holds lm_head",
+        )
+    if shards.params > 1 or shards.offload_params:
+        working = 2 * a.layer_params() * w + a.vocab * a.hidden * w
+        base = 0 if shards.offload_params else loaded.bytes // shards.params
+        return Component(
+            "weights",
+            base + working,
+            f"{loaded.formula}; sharded over {shards.params} GPUs"
+            + (" and offloaded to CPU" if shards.offload_params else "")
+            + " + gathered working set (two decoder layers and the embedding)",
+        )
+    return loaded
+
+
+def autocast_copies(run: Run) -> Component | None:
+    """Compute-dtype copies of the linear weights that autocast keeps for backward."""
+    if run.compute_dtype == run.weight_dtype or run.quantization != "none":
+        return None
+    a = run.arch
+    cast_params = (a.linear_params() // a.layers if run.gc else a.linear_params()) + a.vocab * a.hidden
+    return Component(
+        "autocast_copies",
+        cast_params * run.e,
+        f"autocast keeps {run.compute_dtype} copies of the {run.weight_dtype} "
+        "linear weights for backward" + (" (one layer at a time with checkpointing)" if run.gc else ""),
+    )
