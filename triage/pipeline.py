@@ -15,7 +15,7 @@ from functools import cache
 
 from triage.corpus import load_corpus
 from triage.engine.diagnose import Diagnosis, Session, diagnose
-from triage.engine.scoring import Item, Scorer
+from triage.engine.scoring import Item, Scorer, remedy_fixes
 from triage.estimate import (
     Architecture,
     ArchitectureError,
@@ -160,7 +160,7 @@ def scorer_for(
         label_of = [(nb, nb.record.label) for nb in neighbours]
         backers = [nb for nb, lab in label_of if lab.cause_id == cid or lab.category == category_of[cid]]
         extra[cid] = [_similar_items("en", len(backers), vote, max(nb.similarity for nb in backers))]
-    return Scorer(kb.causes, text, kb.anchors, extra), neighbours
+    return Scorer(kb.causes, text, kb.anchors, extra, remedy_fixes(kb.causes, kb.remedies)), neighbours
 
 
 def analyse(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from triage.engine.conditions import evaluate, version_in
 from triage.engine.questions import Question, QuestionPlanner, should_stop
-from triage.engine.scoring import Scored, Scorer, probabilities, version_fact
+from triage.engine.scoring import Scored, Scorer, probabilities, remedy_fixes, version_fact
 from triage.engine.signals import Match, match_all
 from triage.facts import FactSet
 from triage.kb.loader import KnowledgeBase
@@ -188,7 +188,7 @@ def diagnose(
     a remedy's saving in bytes on this run and ``need`` the bytes the run is
     over its GPU; with them remedies rank by the memory they buy.
     """
-    scorer = scorer or Scorer(kb.causes, session.text, kb.anchors)
+    scorer = scorer or Scorer(kb.causes, session.text, kb.anchors, fixes=remedy_fixes(kb.causes, kb.remedies))
     scored = scorer.score(session.facts)
     dist = probabilities(scored)
     causes = [RankedCause(s, dist.get(s.cause.id, 0.0)) for s in scored]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from triage.engine.conditions import describe, evaluate, leaves
 from triage.engine.signals import Anchors, match_all
 from triage.facts import FactSet
-from triage.kb.models import Affects, Cause, Evidence, Leaf
+from triage.kb.models import Affects, Cause, Evidence, Leaf, Remedy
 
 #: A cause fires when its score (posterior log-odds) reaches this.
 FIRE_THRESHOLD = 0.0
@@ -150,8 +150,11 @@ class Scorer:
         text: str,
         anchors: Anchors | None = None,
         extra: Mapping[str, Sequence[Item]] | None = None,
+        fixes: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.causes = dict(causes)
+        self.fixes = dict(fixes or {})
+        """Per cause id: the facts its remedies change. A run that a change of one of them made work points here."""
         self.text_items = {cid: signal_items(c, text, anchors) for cid, c in self.causes.items()}
         self.extra = {cid: tuple(items) for cid, items in (extra or {}).items()}
         """Evidence from outside the knowledge base, per cause id (e.g. similar solved reports)."""
@@ -163,14 +166,39 @@ class Scorer:
         )
         f_items, vetoed, unknown = fact_items(cause, facts)
         text = [i for i in self.text_items[cause.id] if i.restates is None or facts.value(i.restates) is None]
-        items = (prior, *f_items, *text, *self.extra.get(cause.id, ()))
+        items = (prior, *f_items, *text, *self.extra.get(cause.id, ()), *self._resolved(cause, facts))
         score = sum(i.weight for i in items)
         return Scored(cause, score, items, vetoed, frozenset(unknown))
+
+    def _resolved(self, cause: Cause, facts: FactSet) -> tuple[Item, ...]:
+        """Evidence from what made the run work: a change that is one of this cause's remedies."""
+        said = facts.value("resolved_by")
+        if not said:
+            return ()
+        changed = {name.strip() for name in str(said).split(",") if name.strip()}
+        hit = sorted(changed & self.fixes.get(cause.id, frozenset()))
+        if not hit:
+            return ()
+        label = f"changing {', '.join(hit)} made the run work, and that is a remedy for this cause"
+        zh = f"修改 {', '.join(hit)} 后训练能跑了，而这正是这个原因的解决办法"
+        return (Item("fact", label, RESOLVED_WEIGHT, "true", ("resolved_by",), label_zh=zh),)
 
     def score(self, facts: FactSet) -> list[Scored]:
         """Every cause, best first (excluded causes last)."""
         scored = [self.score_one(c, facts) for c in self.causes.values()]
         return sorted(scored, key=lambda s: (s.excluded, -s.score, s.cause.id))
+
+
+#: Log-odds that "changing X made it work" adds to each cause X is a remedy of.
+RESOLVED_WEIGHT = 2.0
+
+
+def remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, frozenset[str]]:
+    """Per cause id, the facts that its remedies change."""
+    return {
+        cid: frozenset(k for rid in cause.remedies if rid in remedies for k in remedies[rid].changes)
+        for cid, cause in causes.items()
+    }
 
 
 def probabilities(scored: Iterable[Scored]) -> dict[str, float]:

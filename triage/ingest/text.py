@@ -11,6 +11,7 @@ becomes a fact.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -311,32 +312,45 @@ def _modules(m: re.Match[str]) -> list[tuple[str, object]]:
 _PHASES = (
     (
         "evaluation",
-        r"\b(?:during|while|when|at|in)\s+(?:the\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
-        r"prediction|predicting)\b|评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时",
+        r"\b(?:during|while|when|at|in|only in)\s+(?:the\s+|my\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
+        r"prediction|predicting)\b|\b(?:validation|evaluation|eval)\s+(?:loop|step|phase|stage)\b|"
+        r"\bduring\s+(?:trainer\.)?(?:predict|evaluate)\(\)|\bdo_predict\b|"
+        r"评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时|"
+        r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)",
     ),
     (
         "generation",
-        r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
-        r"model\.generate|\bgenerate\(\)|生成时|生成的时候|推理时|推理的时候",
+        r"\b(?:during|while|when|in|for|at)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
+        r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
+        r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
+        r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
+        r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)",
     ),
     (
         "saving",
         r"\b(?:during|while|when|at)\s+(?:the\s+)?(?:saving|save|checkpoint saving|checkpointing)\b|"
-        r"save_pretrained|save_model|保存(?:模型|权重|checkpoint|检查点)?(?:时|的时候)",
+        r"save_pretrained|save_model|_save_to_state_dict|保存(?:模型|权重|checkpoint|检查点)?(?:时|的时候)|"
+        r"\bafter\s+(?:the\s+)?training\s+(?:finished|completed|ended|is done|was done)\b|"
+        r"训练(?:完|结束)(?:了)?(?:之后|后|时)",
     ),
     (
         "merging",
-        r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|合并(?:权重|模型|lora|LoRA)?(?:时|的时候)",
+        r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|\bmerg(?:e|ing)\s+(?:the\s+)?"
+        r"(?:lora|adapters?|weights|models?|checkpoints?)\b|合并[^。，,；;]{0,20}(?:时|的时候|过程中)|apply_delta",
     ),
     (
         "loading",
         r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|\bloading the model\b|"
-        r"加载模型(?:时|的时候)|加载(?:时|的时候)|载入模型",
+        r"\bLoading checkpoint shards\b|\b(?:can(?:not|'t)|unable to|fail(?:s|ed)? to)\s+load\s+(?:the\s+)?"
+        r"(?:\w+[- ]?)?model\b|"
+        r"加载模型(?:时|的时候|就|过程中)?|加载(?:时|的时候)|载入模型|模型加载",
     ),
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
     ("optimizer", r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)"),
     ("forward", r"\b(?:during|in)\s+(?:the\s+)?forward(?:\s+pass)?\b|前向传播"),
 )
+_PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _PHASES)
+
 
 _GPU_NAMES = "|".join(model_patterns())
 _GPU_MEMORY_SIZES = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 44, 48, 64, 80, 94, 96, 128, 141, 192)
@@ -489,6 +503,44 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"被\s*(?:系统)?\s*(?:kill(?:ed)?|杀(?:掉|死)?)了?|\bOOM[ -]?killer\b|(?:exit|退出)\s*(?:code|码|状态)?\s*[:：=]?\s*(?:-9|137)\b",
         _simple("error_kind", "host_oom"),
     ),
+    # memory that grows over time, in more of the ways people say it
+    (
+        r"(?:显存|内存|memory|vram)[^。，,.;；]{0,10}(?:一直|不断|持续|逐渐|慢慢|无限|越来越)[^。，,.;；]{0,6}"
+        r"(?:涨|增|升|加|多|大|高)|"
+        r"(?:每次|每轮|随着)(?:对话|提问|问答|推理|迭代|epoch)[^。，,.;；]{0,16}(?:增加|上涨|增长|变大|涨)|"
+        r"\bmemory\s+(?:usage\s+)?(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|going up|rising)|"
+        r"\b(?:memory|vram)\s+(?:usage\s+)?(?:grows|increases|climbs|creeps up)\b|"
+        r"\bmemory\s+leak\b|内存泄[露漏]|显存泄[露漏]",
+        _simple("memory_growth", "growing"),
+    ),
+    # host RAM, said in words: "内存" (not 显存) or RAM running out, a process killed
+    (
+        r"(?<!gpu)(?<!gpu )(?<!显卡)(?:超|爆)内存|(?<!gpu)(?<!gpu )(?<!显卡)(?<!显)内存\s*(?:oom|溢出|爆了|不够|不足|满了|"
+        r"占用(?:特别|非常|很|太)?高|(?:一直|不断|持续)\s*(?:升高|上涨|增长|增加))|"
+        r"\b(?:cpu|host|system)\s+(?:ram|memory)\s+(?:oom|usage|runs?\s+out|ran\s+out|is\s+full|exhausted)|"
+        r"\bram\s+(?:oom|runs?\s+out|ran\s+out|is\s+full|exhausted|usage\s+(?:spikes|explodes|goes up))|"
+        r"\b(?:was|got|gets|is|be(?:ing)?)\s+killed\b|\bmessage\s+[`'\"]?killed\b|\bray\b[^.]{0,30}\boom\b|"
+        r"\bswap\b[^.]{0,30}(?:full|out of|exhaust)",
+        _unless_negated(_simple("error_kind", "host_oom")),
+    ),
+    # the run trained for a while before the OOM
+    (
+        r"训练(?:了)?\s*(?:一会|一会儿|一段时间|几个小时|几小时|半天|好几个小时|几个epoch|几轮)(?:后|之后|以后)?|"
+        r"(?:跑|训练)了\s*(?:不到|大概|约)?\s*\d+\s*个?\s*(?:steps?|步|epochs?|轮)|"
+        r"(?:跑|训练)(?:到|了)(?:一半|中途)|训练(?:中途|过程中)(?:突然)?|"
+        r"\b(?:trains?|training|ran|runs?|running|worked|works)\s+(?:fine\s+|normally\s+|well\s+|ok\s+)?"
+        r"for\s+(?:a\s+while|some\s+time|a\s+few\s+hours|several\s+hours|hours|\d+\s+(?:hours?|epochs?|steps))\b|"
+        r"\b(?:after|in the middle of)\s+(?:a\s+while|some\s+time|a\s+few\s+hours|several\s+hours|"
+        r"\d+\s+(?:hours?|epochs?)|the\s+first\s+epoch|(?:a|one)\s+(?:few|couple of)\s+epochs?)\b|"
+        r"\b(?:mid|middle)[- ](?:run|training|epoch)\b",
+        _unless_negated(_simple("trained_before_oom", True)),
+    ),
+    # a fine-tuning method stated as a config key, as LLaMA-Factory, swift and Firefly write it
+    (
+        r"\b(?:finetuning_type|finetune_type|train_mode|sft_type|train_type|training_type|tuning_type)"
+        r"[\"']?\s*[:=]?\s*[\"']?(?P<m>full|lora|qlora|freeze)\b",
+        lambda m: [("finetune_method", m.group("m").lower())],
+    ),
     (r"\bWSL2?\b", _simple("os", "wsl")),
     (r"\bwindows\b", _simple("os", "windows")),
     (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
@@ -590,25 +642,41 @@ def read_text(text: str) -> list[Found]:
 
 
 _FIX = re.compile(
-    r"\b(?:fixe[sd]|solve[sd]|resolve[sd]|works?\s+(?:now|fine)|it\s+(?:runs|works|fits)|runs\s+fine|no\s+longer\s+oom)\b|"
-    r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了",
+    r"\b(?:fixe[sd]|solve[sd]|resolve[sd]|works?\s+(?:now|fine)|it\s+(?:runs|works|fits)|runs\s+fine|no\s+longer\s+oom|"
+    r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
+    r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|就能跑|就正常了",
+    _I,
+)
+#: Words before a setting that say it is what made the run work: "it works once I pass torch_dtype=...".
+_FIX_BEFORE = re.compile(
+    r"\b(?:works?|worked|fits?|runs?|ran|trains?)\s+(?:fine\s+|now\s+|again\s+)?(?:once|after|when|if)\b|"
+    r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
+    r"(?:改成|换成|改为|改用|换用|加上|开启|设置)[^，,。；;]{0,4}$",
     _I,
 )
 
 
-def describes_a_fix(line: str, end: int) -> bool:
+def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     """Whether the rest of the clause after ``line[:end]`` says this setting fixed it ("bs 2 it runs").
 
     What made the run work is not the failing run's setting, so it does not become a fact.
     """
     rest = line[end:]
     cut = _CLAUSE.search(rest)
-    return _FIX.search(rest[: cut.start()] if cut else rest) is not None
+    if _FIX.search(rest[: cut.start()] if cut else rest) is not None:
+        return True
+    before = line[: end if start is None else start]
+    starts = [m.end() for m in _CLAUSE.finditer(before)]
+    clause = before[starts[-1] if starts else 0 :]
+    return _FIX_BEFORE.search(clause) is not None
 
 
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
+    fixed: set[str] = set()
+    """Settings the text says made the run work ("bs 2 it runs"): evidence of the cause, not facts of the run."""
+    fix_line: int | None = None
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
         for name, value in pairs:
@@ -631,14 +699,23 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             continue
         low = line.lower()
         for m in _INLINE.finditer(line):
-            if not negated(line, m.start()) and not describes_a_fix(line, m.end()):
+            if negated(line, m.start()):
+                continue
+            if describes_a_fix(line, m.end(), m.start()):
+                fixed.update(name for name, _ in _inline(m))
+                fix_line = fix_line or number
+            else:
                 put(_inline(m), number, m.group(0))
         for toggle in TOGGLES:
             hit = toggle.pattern.search(line)
             span = (hit.start(), hit.end()) if hit else None
             if span is None and toggle.phrase and len(low) >= 8 and toggle.phrase.split()[0][:4] in low:
                 span = _fuzzy_span(low, toggle.phrase)
-            if span is None or describes_a_fix(line, span[1]):
+            if span is None:
+                continue
+            if describes_a_fix(line, span[1], span[0]):
+                fixed.update(name for name, _ in toggle.on)
+                fix_line = fix_line or number
                 continue
             state = _toggle_state(line, *span)
             if state == "inactive" and toggle.inactive:
@@ -647,21 +724,22 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put(toggle.on, number, line)
             elif state is False:
                 put(toggle.off, number, line)
-        for phase, phase_pattern in _PHASES:
-            if re.search(phase_pattern, line, _I):
+        for phase, phase_pattern in _PHASE_PATTERNS:
+            if phase_pattern.search(line):
                 put([("phase", phase)], number, line)
                 break
         _models(line, number, put)
         _gpu_names(line, number, put)
         for pattern, extract in PATTERNS:
             for m in pattern.finditer(line):
-                if describes_a_fix(line, m.end()):
-                    continue
                 try:
                     pairs = extract(m)
                 except (ValueError, KeyError, IndexError):
                     pairs = []
-                if pairs:
+                if pairs and describes_a_fix(line, m.end(), m.start()):
+                    fixed.update(name for name, _ in pairs)
+                    fix_line = fix_line or number
+                elif pairs:
                     put(pairs, number, m.group(0))
             # a trainer class named in code says more than a word in prose ("SFT worked, DPOTrainer OOMs")
             said = out["trainer_type"].excerpt or "" if "trainer_type" in out else ""
@@ -671,6 +749,17 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     out["trainer_type"] = Found(
                         "trainer_type", _TRAINERS[named.group(0).lower()], number, excerpt(named.group(0)), None
                     )
+    step = out.get("oom_step")
+    if step is not None and "trained_before_oom" not in out:
+        with contextlib.suppress(ValueError, TypeError):
+            out["trained_before_oom"] = Found(
+                "trained_before_oom", int(str(step.raw)) > 0, step.line, step.excerpt, "from the step it failed at"
+            )
+    fixed.discard("resolved_by")
+    if fixed:
+        out["resolved_by"] = Found(
+            "resolved_by", ",".join(sorted(fixed)), fix_line or 1, None, "what the text says made the run work"
+        )
     return list(out.values())
 
 
