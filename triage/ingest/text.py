@@ -468,7 +468,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"\bQ[- ]?LoRA\b", _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")])),
     (r"(?<![qQ\w-])LoRA\b", _unless_negated(_simple("finetune_method", "lora"))),
     (
-        r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|全参(?:数)?(?:微调)?|全量微调",
+        r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|全参(?:数)?(?:微调)?|全量微调|"
+        r"\bfull[- ](?:parameters?|params?|model|weights?)\s+(?:training|fine[- ]?tun\w*|sft|updates?)\b|"
+        r"\btrain(?:ing)?\s+(?:a|the)\s+full\s+(?:\d+(?:\.\d+)?\s*b\s+)?model\b|"
+        r"\b(?:continue[ds]?|continual|further)\s+pre-?train(?:ing)?\b|\bpre-?train(?:ing)?\s+(?:a|the|my)\b|"
+        r"(?:继续|增量|二次|做|进行|在做)预训练|预训练(?:阶段|任务)(?!模型)",
         _unless_negated(_simple("finetune_method", "full")),
     ),
     (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
