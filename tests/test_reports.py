@@ -12,8 +12,9 @@ config), written independently of the knowledge base's signals:
     report: |
       ...
 
-The report goes through the same path as ``triage --symptom "..."``
-(:func:`triage.api.build_session` then :func:`triage.engine.diagnose.diagnose`).
+The report goes through exactly the path ``triage --symptom "..."`` takes
+(:func:`triage.api.build_session` then :func:`triage.api.analyse`: the estimator's
+derived facts, similar solved reports and the remedy savings included).
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from triage.api import build_session
-from triage.engine.diagnose import Diagnosis, diagnose
+from triage.api import Diagnosis, analyse, build_session
 from triage.kb.loader import KnowledgeBase, load_knowledge
 from triage.kb.models import Category
 
@@ -62,7 +62,7 @@ def kb() -> KnowledgeBase:
 
 def _run(kb: KnowledgeBase, data: dict[str, Any]) -> Diagnosis:
     session = build_session(kb, symptoms=[data["report"]], lang=data["lang"])
-    return diagnose(kb, session)
+    return analyse(kb, session).diagnosis
 
 
 def _ranking(diagnosis: Diagnosis) -> str:

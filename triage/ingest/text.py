@@ -529,7 +529,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # the run trained for a while before the OOM
     (
-        r"训练(?:了)?\s*(?:一会|一会儿|一段时间|几个小时|几小时|半天|好几个小时|几个epoch|几轮)(?:后|之后|以后)?|"
+        r"(?:训练|微调|跑)(?:了)?\s*(?:一会|一会儿|一段时间|几个小时|几小时|半天|好几个小时|几个epoch|几轮)(?:后|之后|以后)?|"
         r"(?:跑|训练)了\s*(?:不到|大概|约)?\s*\d+\s*个?\s*(?:steps?|步|epochs?|轮)|"
         r"(?:跑|训练)(?:到|了)(?:一半|中途)|训练(?:中途|过程中)(?:突然)?|"
         r"\b(?:trains?|training|ran|runs?|running|worked|works)\s+(?:fine\s+|normally\s+|well\s+|ok\s+)?"
@@ -629,7 +629,7 @@ def _inline(m: re.Match[str]) -> list[tuple[str, object]]:
     raw = m.group(2)
     if raw is None or raw.lower() in ("and", "or", "to", "is"):
         return RULES[key](True) if key in _BOOL_FLAG and m.group(0).startswith("--") else []
-    value: object = raw.strip("'\",")
+    value: object = raw.strip("'\",").rstrip(".")  # a sentence's full stop is not part of the value
     if isinstance(value, str) and value.isdigit():
         value = int(value)
     if key in ("target_modules", "lora_target_modules", "modules_to_save") and isinstance(value, str):
@@ -653,7 +653,7 @@ _FIX = re.compile(
 )
 #: Words before a setting that say it is what made the run work: "it works once I pass torch_dtype=...".
 _FIX_BEFORE = re.compile(
-    r"\b(?:works?|worked|fits?|runs?|ran|trains?)\s+(?:fine\s+|now\s+|again\s+)?(?:once|after|when|if)\b|"
+    r"\b(?:works?|worked|fits?|runs?|ran|trains?)\s+(?:fine\s+|now\s+|again\s+|ok\s+|well\s+)?(?:once|after|when|if|with)\b|"
     r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
     r"(?:改成|换成|改为|改用|换用|加上|开启|设置)[^，,。；;]{0,4}$",
     _I,
