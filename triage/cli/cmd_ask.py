@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
+import os
+import select
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from triage.cli.errors import EXIT_OK, InputError
 
@@ -18,7 +23,12 @@ HELP = "answer a few questions, one at a time, to find why the GPU ran out of me
 
 _WORDS = {
     "en": {
-        "hint": "number = quick reply, or type an answer / paste text; b = back, l = 中文, q = stop",
+        "hint": (
+            "number = quick reply, or type an answer; b = back, l = 中文, q = stop. Paste a traceback, log or"
+            " config as it is: a multi-line paste is read as one text (when your terminal does not mark"
+            " pastes, press Enter on an empty line to send it)"
+        ),
+        "pasted": "({n} lines pasted: press Enter on an empty line to send them as one text)",
         "done": "That is all I need to ask.",
         "bad": "Not an answer",
         "report": "Report written to",
@@ -26,7 +36,11 @@ _WORDS = {
         "nothing": "Nothing to take back.",
     },
     "zh": {
-        "hint": "输入数字快速回答，或直接输入答案/粘贴文本；b = 返回上一步，l = English，q = 结束",
+        "hint": (
+            "输入数字快速回答，或直接输入答案；b = 返回上一步，l = English，q = 结束。"
+            "可直接粘贴 traceback、日志或配置：多行粘贴会作为一段文本读取（终端不标记粘贴时，在空行按回车发送）"
+        ),
+        "pasted": "（已粘贴 {n} 行：在空行按回车，作为一段文本发送）",
         "done": "需要问的就这些。",
         "bad": "无法作为答案",
         "report": "报告已写入",
@@ -85,18 +99,178 @@ def _ranking(interview: Interview, top: int = 3) -> list[str]:
     return out
 
 
+# --------------------------------------------------------------------------- reading what the user types or pastes
+#
+# One answer is one line, and one paste is one answer however many lines it has.
+# On a terminal, ``triage ask`` turns on bracketed paste (the terminal then
+# wraps a paste in ESC[200~ ... ESC[201~; xterm, tmux, iTerm2, GNOME, kitty,
+# Windows Terminal and most others do) and reads everything between the marks
+# as one text; the Enter after the paste sends it. A terminal that does not
+# mark pastes delivers a paste as lines that are all there at once, while a
+# person types one line at a time: lines that arrive within PASTE_WINDOW of
+# each other are taken as one paste, and since the paste's last line may still
+# wait in the terminal for its Enter, an empty line sends the paste. Pipes and
+# files are read one answer per line (scripted answers), marks still honoured.
+
+PASTE_START = "\x1b[200~"
+PASTE_END = "\x1b[201~"
+#: Lines that arrive this close together (seconds) were pasted together (terminals without bracketed paste).
+PASTE_WINDOW = 0.1
+_BRACKETED_ON = "\x1b[?2004h"
+_BRACKETED_OFF = "\x1b[?2004l"
+
+
+class Lines(Protocol):
+    """Where answers come from, a line at a time."""
+
+    def readline(self) -> str:
+        """The next line with its line break; "" at the end of input."""
+        ...
+
+    def waiting(self, timeout: float) -> bool:
+        """Whether another whole line arrives within ``timeout`` seconds (False when that cannot be known)."""
+        ...
+
+
+class StreamLines:
+    """A pipe, a file or a test's StringIO: lines as they come, no timing."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def readline(self) -> str:
+        return self.stream.readline()
+
+    def waiting(self, timeout: float) -> bool:
+        return False
+
+
+class TerminalLines:
+    """A terminal in its normal (canonical) mode: the system hands over one finished line per read."""
+
+    def __init__(self, fd: int, encoding: str = "utf-8") -> None:
+        self.fd = fd
+        self.decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self.buffer = ""
+
+    def readline(self) -> str:
+        while "\n" not in self.buffer:
+            data = os.read(self.fd, 1 << 16)
+            if not data:  # Ctrl-D: the end of input (what was typed on the line before it counts)
+                line, self.buffer = self.buffer + self.decoder.decode(b"", final=True), ""
+                return line
+            self.buffer += self.decoder.decode(data)
+        line, _, self.buffer = self.buffer.partition("\n")
+        return line + "\n"
+
+    def waiting(self, timeout: float) -> bool:
+        if "\n" in self.buffer:
+            return True
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        return bool(ready)
+
+
+def unify_line_breaks(text: str) -> str:
+    """CRLF and lone CR (what terminals send for a pasted line break) become LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _bracketed(lines: Lines, first: str) -> str:
+    """The rest of a marked paste, and what was typed around it up to the Enter that sent it."""
+    text = first
+    while text.count(PASTE_START) > text.count(PASTE_END):
+        line = lines.readline()
+        if not line:
+            break
+        text += line
+    return text.replace(PASTE_START, "").replace(PASTE_END, "")
+
+
+def read_answer(lines: Lines, note: Callable[[int], None] = lambda n: None) -> str | None:
+    """One answer: a typed line, or a whole paste (line breaks as LF); None at the end of input.
+
+    ``note(n)`` is called when an unmarked paste of ``n`` lines waits for the
+    empty line that sends it.
+    """
+    first = lines.readline()
+    if not first:
+        return None
+    if PASTE_START in first:
+        return unify_line_breaks(_bracketed(lines, first)).strip("\n")
+    block = [first]
+    while lines.waiting(PASTE_WINDOW):
+        line = lines.readline()
+        if not line:
+            break
+        block.append(line)
+    if len(block) > 1:
+        # an unmarked paste: its last line may still be waiting for an Enter, so an empty line ends it
+        note(len(block))
+        while True:
+            line = lines.readline()
+            if not line.strip():
+                break
+            block.append(line)
+    return unify_line_breaks("".join(block)).strip("\n")
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty() and stream.fileno() >= 0
+    except (AttributeError, OSError, ValueError):  # a StringIO, a closed stream
+        return False
+
+
+@contextlib.contextmanager
+def _terminal_for_pastes(stdin: TextIO, stdout: TextIO) -> Iterator[Lines]:
+    """The lines of ``stdin``; on a terminal, with bracketed paste on and its marks not echoed (both undone after)."""
+    if sys.platform == "win32" or not (_is_terminal(stdin) and _is_terminal(stdout)):
+        yield StreamLines(stdin)  # (a Windows console cannot be polled with select; it reads line by line)
+        return
+    fd = stdin.fileno()
+    saved = None
+    try:
+        import termios
+
+        saved = termios.tcgetattr(fd)
+        quiet = termios.tcgetattr(fd)
+        quiet[3] &= ~termios.ECHOCTL  # the marks would be echoed as ^[[200~ ... ^[[201~ around the paste
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    except (ImportError, AttributeError, OSError):  # not a POSIX terminal: the marks are removed all the same
+        saved = None
+    stdout.write(_BRACKETED_ON)
+    stdout.flush()
+    try:
+        yield TerminalLines(fd, getattr(stdin, "encoding", None) or "utf-8")
+    finally:
+        stdout.write(_BRACKETED_OFF)
+        stdout.flush()
+        if saved is not None:
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+
+# --------------------------------------------------------------------------- the interview
+
+
 def converse(interview: Interview, stdin: TextIO, stdout: TextIO) -> None:
     """Ask until the engine has nothing worth asking, the user stops, or input ends."""
+    with _terminal_for_pastes(stdin, stdout) as lines:
+        _converse(interview, lines, stdout, echo=not _is_terminal(stdin))
+
+
+def _converse(interview: Interview, lines: Lines, stdout: TextIO, *, echo: bool) -> None:
     from triage.interview import InterviewError, describe_taken
 
-    echo = not stdin.isatty()
-
-    def say(*lines: str) -> None:
-        for line in lines:
+    def say(*out: str) -> None:
+        for line in out:
             stdout.write(line + "\n")
         stdout.flush()
 
+    def note(n: int) -> None:
+        say("", _WORDS[interview.lang]["pasted"].format(n=n))
+
     say(*_ranking(interview))
+    say(f"({_WORDS[interview.lang]['hint']})")
     while True:
         w = _WORDS[interview.lang]
         question = interview.question
@@ -107,11 +281,11 @@ def converse(interview: Interview, stdin: TextIO, stdout: TextIO) -> None:
         say("", f"? {interview.question_text(question)}", f"  ({interview.help_text(question)})", f"  {replies}")
         stdout.write("> ")
         stdout.flush()
-        line = stdin.readline()
-        if not line:
+        answer = read_answer(lines, note)
+        if answer is None:
             say("")
             return
-        said = line.strip()
+        said = answer.strip()
         if echo:
             say(said)
         if not said:

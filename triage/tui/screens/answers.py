@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from triage.tui.plain import shown
+
 TITLE = {"en": "Which answer do you want to change?", "zh": "要修改哪个回答？"}
 
 
@@ -27,7 +29,8 @@ class AnswersScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(TITLE.get(self.lang, TITLE["en"]), id="answers-title")
-        yield OptionList(*[Option(f"{q} → {a}", id=fact) for fact, q, a in self.answers], id="answers")
+        options = [Option(shown(f"{q} → {a}"), id=fact) for fact, q, a in self.answers]
+        yield OptionList(*options, id="answers", markup=False)  # answers are the user's words, shown as written
         yield Footer()
 
     def on_mount(self) -> None:

@@ -21,12 +21,13 @@ While you type, the letter keys type: Esc leaves the text box.
 |---|---|
 | 1-9 | answer with that quick reply |
 | 0 | I don't know (the next best question is asked) |
-| / | type an answer or any text; paste a traceback, log, config or env report |
+| / | type an answer or any text; paste a traceback, log, config or env report (several lines: sent at once) |
 | Esc | leave the text box |
 | b | take back the last answer |
 | c | change an earlier answer |
 | Tab | move between the replies, the ranking and the memory panel |
-| Enter / d | on the ranking: open the full explanation of a cause or remedy |
+| Enter / → ← | on the ranking: open or close a cause; Enter on a line under it: its full explanation |
+| d | the full explanation of the cause or remedy under the cursor (else of the top cause) |
 | Space | in the memory panel: try a remedy (what-if) |
 | p | try the plan: the cheapest set of remedies that fits (again: back to your run) |
 | l | switch language (English / 中文) |
@@ -44,12 +45,13 @@ While you type, the letter keys type: Esc leaves the text box.
 |---|---|
 | 1-9 | 选择对应的快速回答 |
 | 0 | 不知道（改问下一个最有用的问题） |
-| / | 输入答案或任意文字；可粘贴 traceback、日志、配置或环境信息 |
+| / | 输入答案或任意文字；可粘贴 traceback、日志、配置或环境信息（多行粘贴随时整段发送） |
 | Esc | 离开输入框 |
 | b | 撤回上一个回答 |
 | c | 修改之前的某个回答 |
 | Tab | 在快速回答、原因排名和显存面板之间切换 |
-| Enter / d | 在排名中：打开原因或修改建议的完整说明 |
+| Enter / → ← | 在排名中：展开或收起某个原因；在其下的条目上按 Enter：打开完整说明 |
+| d | 光标所在原因或修改建议的完整说明（否则为排名第一的原因） |
 | 空格 | 在显存面板中：试用某个修改（假设分析） |
 | p | 试用方案：代价最小且放得下的修改组合（再按一次恢复原配置） |
 | l | 切换语言（English / 中文） |

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Tree
+from textual.widgets import Footer, Header, Input
 
 from triage.interview import InterviewError
 from triage.render.explain import explain
-from triage.tui.messages import RemedyToggled, ReplyChosen, TextSubmitted
+from triage.tui.messages import DetailsRequested, RemedyToggled, ReplyChosen, TextSubmitted
+from triage.tui.plain import unify_line_breaks
 from triage.tui.widgets.chat_input import ChatInput
 from triage.tui.widgets.conversation import Conversation
 from triage.tui.widgets.memory import MemoryPanel
@@ -111,7 +112,7 @@ class MainScreen(Screen[None]):
         try:
             getattr(self.triage.interview, move)(*args)
         except InterviewError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         self._after_turn()
 
@@ -140,6 +141,14 @@ class MainScreen(Screen[None]):
     @on(TextSubmitted)
     def _pasted(self, event: TextSubmitted) -> None:
         self._do("tell", event.text)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste while the replies or the ranking have focus goes to the text box (the text box takes its own)."""
+        event.stop()
+        chat = self.query_one(ChatInput)
+        if "\n" not in unify_line_breaks(event.text).strip():
+            chat.focus()  # one line: inserted, so it can be edited before it is sent
+        chat.take_paste(event.text)
 
     def action_focus_input(self) -> None:
         self.query_one(ChatInput).focus()
@@ -193,10 +202,9 @@ class MainScreen(Screen[None]):
             return
         self.app.push_screen(DetailsScreen(explain(interview.kb, entity, interview.lang)))
 
-    @on(Tree.NodeSelected, "#ranking")
-    def _node_selected(self, event: Tree.NodeSelected[str]) -> None:
-        if event.node.data is not None and not event.node.allow_expand:
-            self.action_details(event.node.data)
+    @on(DetailsRequested)
+    def _details_requested(self, event: DetailsRequested) -> None:
+        self.action_details(event.entity_id)
 
     @on(RemedyToggled)
     def _toggled(self, event: RemedyToggled) -> None:

@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
 from triage.tui.messages import TextSubmitted
+from triage.tui.plain import one_line, unify_line_breaks
 
 
 class ChatInput(Input):
@@ -24,9 +25,29 @@ class ChatInput(Input):
     ]
 
     def _on_paste(self, event: events.Paste) -> None:
-        if "\n" in event.text.strip():
-            event.stop()
-            event.prevent_default()
-            self.post_message(TextSubmitted(event.text))
+        # Textual calls ``_on_paste`` of every class in the MRO until the default is prevented:
+        # this handler does the whole job, so Input's (which would insert the text again) never runs.
+        event.stop()
+        event.prevent_default()
+        self.take_paste(event.text)
+
+    def take_paste(self, text: str) -> None:
+        """A paste: several lines are sent at once (with what was typed before them), one line is inserted.
+
+        Terminals send pasted line breaks as CR (tmux, most emulators), CRLF or
+        LF; all three count.
+        """
+        text = unify_line_breaks(text)
+        if "\n" in text.strip():
+            typed = self.value.strip()
+            self.value = ""
+            self.post_message(TextSubmitted(f"{typed}\n{text}" if typed else text))
             return
-        super()._on_paste(event)
+        line = one_line(text.strip("\n"))
+        if not line:
+            return
+        selection = self.selection
+        if selection.is_empty:
+            self.insert_text_at_cursor(line)
+        else:
+            self.replace(line, *selection)

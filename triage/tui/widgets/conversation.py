@@ -10,8 +10,9 @@ from textual.widgets import Static
 
 from triage.interview import Interview, summarize_taken
 from triage.render.strings import t
+from triage.tui.plain import shown
 
-Role = Literal["assistant", "user", "note"]
+Role = Literal["assistant", "question", "user", "note"]
 
 #: Longest pasted text shown in the conversation, in lines.
 SHOWN_LINES = 8
@@ -42,7 +43,7 @@ def messages(interview: Interview) -> list[tuple[Role, str]]:
     question = interview.question
     if question is not None:
         prefix = t("chat_changing", lang) + " " if interview.reopened else ""
-        out.append(("assistant", f"{prefix}{interview.question_text(question)}\n({interview.help_text(question)})"))
+        out.append(("question", f"{prefix}{interview.question_text(question)}\n({interview.help_text(question)})"))
     else:
         top = interview.diagnosis.causes[0] if interview.diagnosis.causes else None
         if top is not None and top.scored.fired:
@@ -54,12 +55,27 @@ def messages(interview: Interview) -> list[tuple[Role, str]]:
     return out
 
 
+def render_message(role: Role, text: str) -> Text:
+    """One message as plain text (never markup): the question in bold above its hint, user text made safe."""
+    text = shown(text)
+    if role != "question":
+        return Text(text)
+    question, _, hint = text.partition("\n")
+    return Text.assemble((question, "bold"), ("\n" + hint if hint else "", "dim"))
+
+
 class Conversation(VerticalScroll, can_focus=False):
-    """The messages, newest at the bottom."""
+    """The messages, newest at the bottom; the current question is always in view."""
 
     def show(self, interview: Interview) -> None:
         self.remove_children()
         self.mount_all(
-            Static(Text(text), classes=f"message {role}", markup=False) for role, text in messages(interview)
+            Static(render_message(role, text), classes=f"message {role}", markup=False)
+            for role, text in messages(interview)
         )
-        self.call_after_refresh(self.scroll_end, animate=False)
+        self.call_after_refresh(self.scroll_to_last)
+
+    def scroll_to_last(self) -> None:
+        """Scroll to the end, but never past the top of the last message (a long hint must not hide its question)."""
+        if self.children:
+            self.scroll_to_widget(self.children[-1], top=True, animate=False)

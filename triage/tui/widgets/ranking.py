@@ -141,12 +141,23 @@ class RankingPane(OptionList):
         self.listed: list[Row] = []
 
     def show(self, diagnosis: Diagnosis, savings: dict[str, str]) -> None:
-        """Draw ``diagnosis``: the top cause and the myths open, the rest closed."""
+        """Draw ``diagnosis``: the top cause and the myths open when all of it fits, the rest closed."""
         self.rows = _cause_rows(diagnosis, savings)
         causes = [r.key for r in self.rows if r.kind == "cause" and r.key is not None]
         self.opened = {*causes[:1], MYTHS}
         self._draw(keep=None)
         self.border_title = t("rank_ranking", diagnosis.session.lang)
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """In a short pane, the list of causes comes first: everything closes when the open rows do not fit."""
+        if (
+            self.opened
+            and self.highlighted in (None, 0)
+            and self.virtual_size.height > self.scrollable_content_region.height
+        ):
+            self.opened = set()
+            self._draw(keep=None)
 
     def _draw(self, keep: Row | None) -> None:
         self.listed = [r for r in self.rows if r.under is None or r.under in self.opened]

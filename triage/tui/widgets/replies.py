@@ -8,14 +8,18 @@ from textual.widgets.option_list import Option
 
 from triage.interview import Reply
 from triage.tui.messages import ReplyChosen
+from triage.tui.plain import shown
 
 
 class QuickReplies(OptionList):
     """``1 yes``, ``2 no``, ``0 don't know``: Enter or a click answers, as do the number keys."""
 
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]  # labels are shown as written
+
     def show(self, replies: list[Reply]) -> None:
         self.clear_options()
-        self.add_options([Option(f"{r.key}  {r.label}", id=r.key) for r in replies])
+        self.add_options([Option(f"{r.key}  {shown(r.label)}", id=r.key) for r in replies])
         self.display = bool(replies)
         if replies:
             self.highlighted = 0
