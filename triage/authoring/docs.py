@@ -72,6 +72,7 @@ _S: dict[str, tuple[str, str]] = {
     "signals": ("Text it recognises", "识别的文本"),
     "affects": ("Affected versions", "受影响的版本"),
     "fixed_in": ("fixed in", "修复于"),
+    "verified": ("Verified against the releases", "已对照发布版本核实"),
     "what_to_change": ("What to change", "建议的修改"),
     "treats": ("Treats", "针对"),
     "not_written": ("not written yet", "尚未编写"),
@@ -220,6 +221,16 @@ def _references(entity: Cause | Remedy | Myth, lang: str) -> list[str]:
     return [*out, ""]
 
 
+def _verified(entity: Cause | Remedy | Myth, lang: str) -> list[str]:
+    if not entity.verified:
+        return []
+    out = [f"**{_s('verified', lang)}:**", ""]
+    for block in entity.verified:
+        claim = f" ({_md(block.claim)})" if block.claim else ""
+        out.append(f"- {block.method.value}, {block.date.isoformat()}{claim}: {_md(block.artifact)}")
+    return [*out, ""]
+
+
 def _related(site: _Site, entity: Cause | Remedy | Myth, lang: str, here: str) -> list[str]:
     if not entity.related:
         return []
@@ -261,6 +272,7 @@ def _cause_section(site: _Site, cause: Cause, lang: str) -> list[str]:
             fixed = f", {_s('fixed_in', lang)} {aff.fixed_in}" if aff.fixed_in else ""
             out.append(f"- {aff.package} `{aff.specifier}`{fixed}")
         out.append("")
+    out += _verified(cause, lang)
     if cause.remedies:
         links = [site.link(r, lang, here) for r in cause.remedies]
         out += [f"**{_s('what_to_change', lang)}:** " + ", ".join(links), ""]
@@ -299,6 +311,7 @@ def _remedy_section(site: _Site, remedy: Remedy, lang: str) -> list[str]:
     if remedy.requires:
         reqs = [f"{r.package} `{r.specifier}`" + (f" ({_md(r.reason)})" if r.reason else "") for r in remedy.requires]
         out += [f"**{_s('requires', lang)}:** " + "; ".join(reqs), ""]
+    out += _verified(remedy, lang)
     if remedy.prerequisites:
         out += [f"**{_s('prerequisites', lang)}:**", "", *[_evidence_line(ev, lang) for ev in remedy.prerequisites], ""]
     if remedy.conflicts:
@@ -316,6 +329,7 @@ def _myth_section(site: _Site, myth: Myth, lang: str) -> list[str]:
     out += [f"**{_s('correction', lang)}.** {_text(myth.correction, lang)}", ""]
     if myth.seed_claims:
         out += [f"**{_s('seed_claims', lang)}:** {', '.join(myth.seed_claims)}", ""]
+    out += _verified(myth, lang)
     out += _related(site, myth, lang, here)
     out += _references(myth, lang)
     return out

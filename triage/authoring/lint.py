@@ -26,6 +26,10 @@ KB019     invalid or unused entry in ``lint-exceptions.yaml``
 KB020     unfilled template blank (``TODO``)
 KB021     a signal restates a fact its cause never tests
 KB022     `` #`` in an unquoted text value starts a YAML comment (the rest is lost)
+KB023     version claim not verified against the releases: a version bug, a cause with
+          ``affects`` or a remedy with ``requires`` / a ``<package>_version`` change has no
+          ``verified`` block, or its blocks never name one of the packages, or are dated
+          in the future
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
@@ -34,6 +38,7 @@ Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections.abc import Iterable
@@ -50,6 +55,7 @@ from triage.kb.loader import KnowledgeBase, load_knowledge
 from triage.kb.models import (
     OPERATORS,
     RELATIVE_CHANGES,
+    Category,
     Cause,
     Evidence,
     FactType,
@@ -88,6 +94,7 @@ CODES: dict[str, str] = {
     "KB020": "unfilled template blank (TODO)",
     "KB021": "a signal restates a fact its cause never tests",
     "KB022": "' #' in an unquoted text value starts a YAML comment",
+    "KB023": "version claim without a verified block",
 }
 
 #: House style for titles (KB013).
@@ -288,6 +295,9 @@ class _Checker:
                     f"add knowledge/facts/{fact}.yaml (type: version)",
                 )
         self.signals(key, cause.signals)
+        if cause.affects or cause.category is Category.version_bug:
+            why = "version bug" if cause.category is Category.version_bug else "cause with `affects`"
+            self.verification(key, cause, why, [a.package for a in cause.affects])
         for i, rid in enumerate(cause.remedies):
             if rid not in self.kb.remedies:
                 self.add(
@@ -355,6 +365,10 @@ class _Checker:
             elif not (isinstance(value, str) and value in RELATIVE_CHANGES.get(name, frozenset())):
                 self.value(key, ("changes", name), name, value)
         self.evidence(key, ("prerequisites",), remedy.prerequisites)
+        upgraded = [package_of_version_fact(name) for name in remedy.changes if name.endswith("_version")]
+        if remedy.requires or upgraded:
+            why = "remedy with `requires`" if remedy.requires else "remedy that changes a package version"
+            self.verification(key, remedy, why, [r.package for r in remedy.requires] + upgraded)
         for i, req in enumerate(remedy.requires):
             self.specifier(key, ("requires", i, "specifier"), req.specifier)
         for i, other in enumerate(remedy.conflicts):
@@ -432,6 +446,41 @@ class _Checker:
                     "or put its URL in the requirement's reason",
                 )
 
+    def verification(self, key: str, entity: Cause | Remedy, why: str, packages: list[str]) -> None:
+        """KB023: a version claim says how it was checked against the releases themselves."""
+        if not entity.verified:
+            self.add(
+                key,
+                ("id",),
+                "KB023",
+                f"{why} without a `verified` block",
+                "check the boundary releases (pip download --no-deps <pkg>==<version> and read the code, or "
+                "git tag --contains <commit>) and add verified: [{method, artifact, date}]; if it cannot be "
+                "checked, add a lint exception that says why",
+            )
+            return
+        named = " ".join(v.artifact for v in entity.verified).lower().replace("_", "-")
+        for package in dict.fromkeys(packages):
+            if normalise_package(package) not in named:
+                self.add(
+                    key,
+                    ("verified",),
+                    "KB023",
+                    f"no verified artifact names {package}, whose versions this entity states",
+                    f"verify the {package} versions too and name what you read in an artifact "
+                    f'(e.g. "{package} X and Y wheels, <file>")',
+                )
+        today = datetime.date.today()
+        for i, block in enumerate(entity.verified):
+            if block.date > today:
+                self.add(
+                    key,
+                    ("verified", i, "date"),
+                    "KB023",
+                    f"verified on {block.date.isoformat()}, which is in the future",
+                    "write the date the check was done (YYYY-MM-DD)",
+                )
+
     def duplicates(self) -> None:
         seen: dict[str, str] = {}
         for cause in sorted(self.kb.causes.values(), key=lambda c: c.id):
@@ -503,6 +552,16 @@ class _Checker:
                     f"cases for unknown cause {cause_id!r}",
                     "rename the file to match its cause, or delete it",
                 )
+
+
+def normalise_package(name: str) -> str:
+    """A distribution name as compared in lint: lower case, ``_`` and ``.`` as ``-``."""
+    return re.sub(r"[_.]+", "-", name.lower())
+
+
+def package_of_version_fact(fact: str) -> str:
+    """The package a ``<package>_version`` fact is about (flash_attn_version -> flash-attn)."""
+    return fact.removesuffix("_version").replace("_", "-")
 
 
 def title_case_problem(title: str) -> str | None:

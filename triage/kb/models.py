@@ -8,6 +8,7 @@ these models (``triage kb schema``) and a test fails when it is stale.
 
 from __future__ import annotations
 
+import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -77,6 +78,33 @@ class Sections(Strict):
     """How to confirm it on your run."""
     known_problems: Text | None = None
     """When it looks right but is not (false positives)."""
+
+
+class Method(StrEnum):
+    """How a version claim was checked against the releases themselves."""
+
+    git_tag_contains = "git-tag-contains"
+    """The fix (or regression) commit was found and ``git tag --contains <commit>`` named the first release."""
+    tag_diff = "tag-diff"
+    """The source at the boundary release tags was compared (``git show <tag>:<file>``)."""
+    wheel_diff = "wheel-diff"
+    """The released packages of the boundary versions were downloaded and their code compared."""
+    release_notes = "release-notes"
+    """The project's own release notes or changelog for that version say so (weakest: changelogs misfile lines)."""
+
+
+class Verification(Strict):
+    """A record that a version claim was checked against the release itself, not a forum or a merge date."""
+
+    method: Method
+    """git-tag-contains, tag-diff, wheel-diff or release-notes."""
+    artifact: str = Field(min_length=1)
+    """What was read, precisely enough to repeat it: the package, the versions or tags, the file or commit
+    (e.g. "bitsandbytes 0.39.0 and 0.39.1 wheels, bitsandbytes/nn/modules.py")."""
+    date: datetime.date
+    """When it was checked (YYYY-MM-DD)."""
+    claim: str | None = None
+    """Which statement was checked, when the entity makes more than one."""
 
 
 # --------------------------------------------------------------------------- conditions
@@ -214,6 +242,9 @@ class Cause(Strict):
     """Remedy ids, best first."""
     references: list[Reference] = Field(default_factory=list)
     related: list[Related] = Field(default_factory=list)
+    verified: list[Verification] = Field(default_factory=list)
+    """How the version claims (``affects``, ``fixed_in``) were checked against the releases; lint
+    requires it for version bugs and any cause with ``affects`` (KB023)."""
 
 
 class Steps(Strict):
@@ -290,6 +321,9 @@ class Remedy(Strict):
     """Remedy ids that cannot be combined with this one."""
     references: list[Reference] = Field(default_factory=list)
     related: list[Related] = Field(default_factory=list)
+    verified: list[Verification] = Field(default_factory=list)
+    """How the version claims (``requires``, a ``<package>_version`` change) were checked against the
+    releases; lint requires it for version-gated remedies (KB023)."""
 
 
 class Verdict(StrEnum):
@@ -322,6 +356,8 @@ class Myth(Strict):
     """Claim ids in shared/reference/seed-claims.md (L7, V2 ...)."""
     references: list[Reference] = Field(default_factory=list)
     related: list[Related] = Field(default_factory=list)
+    verified: list[Verification] = Field(default_factory=list)
+    """How the versions quoted in the correction were checked against the releases (optional)."""
 
 
 Entity = Annotated[FactSpec | Cause | Remedy | Myth, Field(discriminator="kind")]
