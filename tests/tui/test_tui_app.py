@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual import events
-from textual.widgets import Markdown, SelectionList, Static
+from textual.widgets import Markdown, Static
 
 from triage.estimate import estimate, saving
 from triage.tui.screens.answers import AnswersScreen
@@ -15,6 +15,7 @@ from triage.tui.widgets.chat_input import ChatInput
 from triage.tui.widgets.conversation import Conversation
 from triage.tui.widgets.ranking import RankingPane
 from triage.tui.widgets.replies import QuickReplies
+from triage.tui.widgets.toggles import RemedyToggles
 
 HF = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567"
 
@@ -206,7 +207,7 @@ def test_what_if_remedies_redraw_the_memory_bar_with_the_real_estimator(build, d
             r.text for r in ranking.rows if r.under == top.key and r.entity_id == "enable-gradient-checkpointing"
         ]
         assert remedy_labels and f"saves {gib_text(saved)}" in remedy_labels[0]
-        toggles = app.screen.query_one("#whatif", SelectionList)
+        toggles = app.screen.query_one("#whatif", RemedyToggles)
         assert toggles.display
         toggles.focus()
         await pilot.pause()
@@ -242,7 +243,7 @@ def test_the_plan_is_shown_and_applied_with_one_key(build, drive):
         await pilot.pause()
         assert app.applied == ids
         assert "✓ fits" in memory_text(app)
-        toggles = app.screen.query_one("#whatif", SelectionList)
+        toggles = app.screen.query_one("#whatif", RemedyToggles)
         assert tuple(toggles.selected) == ids  # the toggles show what the plan switched on
         await pilot.press("p")  # again: back to the run as it is
         await pilot.pause()
@@ -262,7 +263,7 @@ def test_memory_panel_says_what_it_needs(build, drive):
         assert "model_name or model_params_b" in text
         assert "the model is unknown" in text  # the estimator's own words
         assert "GiB" not in text
-        assert not app.screen.query_one("#whatif", SelectionList).display
+        assert not app.screen.query_one("#whatif", RemedyToggles).display
 
     drive(app, steps)
 

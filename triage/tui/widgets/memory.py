@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import SelectionList, Static
-from textual.widgets.selection_list import Selection
+from textual.widgets import Static
 
 from triage.kb.models import Remedy
 from triage.render.strings import t
-from triage.tui.messages import RemedyToggled
 from triage.tui.whatif import OTHER, OVERHEAD, MemoryView, bar_cells, capacity_cell, gib
+from triage.tui.widgets.toggles import RemedyToggles
 
 #: Colours of the components, in order; the overhead, the free part and the uncertain band have their own.
 COLOURS = ["magenta", "blue", "cyan", "green", "yellow", "bright_magenta", "bright_blue", "bright_cyan"]
@@ -105,13 +103,13 @@ class MemoryPanel(VerticalScroll, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield Static(id="mem-bar")
-        yield SelectionList[str](id="whatif")
+        yield RemedyToggles(id="whatif")
         yield Static(id="mem-assumed")
 
     def show(self, view: MemoryView, remedies: list[Remedy], lang: str) -> None:
         self.border_title = _w("title", lang)
         bar = self.query_one("#mem-bar", Static)
-        toggles: SelectionList[str] = self.query_one("#whatif", SelectionList)
+        toggles = self.query_one("#whatif", RemedyToggles)
         self.query_one("#mem-assumed", Static).update(render_assumptions(view, lang))
         if not view.available:
             lines = [f"{_w('needs', lang)}:"] + [f"  · {n}" for n in view.needs]
@@ -125,21 +123,6 @@ class MemoryPanel(VerticalScroll, can_focus=False):
         titles = {r.id: r.title.get(lang) for r in remedies}
         bar.update(render_bar(view, width, lang, titles))
         wanted = [(r.title.get(lang), r.id) for r in remedies if r.changes]
-        current = [
-            (str(toggles.get_option_at_index(i).prompt), toggles.get_option_at_index(i).id)
-            for i in range(toggles.option_count)
-        ]
-        with toggles.prevent(SelectionList.SelectedChanged):
-            if current != wanted:
-                toggles.clear_options()
-                toggles.add_options([Selection(title, rid, rid in view.applied, id=rid) for title, rid in wanted])
-            else:
-                for _, rid in wanted:
-                    (toggles.select if rid in view.applied else toggles.deselect)(rid)
+        toggles.show(wanted, view.applied)
         toggles.display = bool(wanted)
         toggles.border_subtitle = _w("toggle", lang)
-
-    @on(SelectionList.SelectedChanged)
-    def _toggled(self, event: SelectionList.SelectedChanged[str]) -> None:
-        event.stop()
-        self.post_message(RemedyToggled(tuple(event.selection_list.selected)))

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from rich.console import RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.binding import Binding, BindingType
@@ -26,6 +25,7 @@ from triage.render.labels import evidence_label, probability_bar
 from triage.render.strings import t
 from triage.tui.messages import DetailsRequested
 from triage.tui.plain import shown
+from triage.tui.widgets.hanging import hanging
 
 #: Causes listed (ruled-out ones are listed apart).
 SHOWN = 6
@@ -118,11 +118,7 @@ def _prompt(row: Row, is_open: bool) -> RenderableType:
     if row.key is not None:
         lead.append(OPEN if is_open else CLOSED)
     lead.append_text(row.lead)
-    grid = Table.grid(padding=0, expand=True)
-    grid.add_column(no_wrap=True)
-    grid.add_column(ratio=1, overflow="fold")
-    grid.add_row(lead, row.body)
-    return grid
+    return hanging(lead, row.body)
 
 
 class RankingPane(OptionList):
