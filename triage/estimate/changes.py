@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
+from triage.estimate.defaults import given_or_default
 from triage.estimate.estimator import Estimate, estimate
 from triage.estimate.run import as_int, fact_values
 
@@ -107,8 +108,55 @@ class ChangeError(ValueError):
     """A change value the estimator cannot apply (e.g. batch_size: "lots")."""
 
 
+_KEEP_EFFECTIVE = ("scaled", "scale", "keep_effective", "keep")
+"""``grad_accum`` values that keep the effective batch (batch_size x grad_accum) of the run before."""
+
+
 def _half(value: Any, name: str) -> int:
     return max(1, as_int(value, name, 1) // 2)
+
+
+def _keeps_effective_batch(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().lower() in _KEEP_EFFECTIVE
+
+
+def _change(before: Mapping[str, Any], after: dict[str, Any], name: str, new: Any) -> None:
+    """Apply one change to ``after`` (relative values are read against ``before`` or the defaults)."""
+    low = str(new).strip().lower() if isinstance(new, str) else None
+    if name in ("batch_size", "max_length", "lora_r") and low == "half":
+        after[name] = _half(given_or_default(before, name), name)
+    elif name == "grad_accum" and _keeps_effective_batch(new):
+        return  # resolved once the new batch size is known
+    elif name == "modules_to_save" and low in ("none", "", "[]", "null"):
+        after.pop("modules_to_save", None)
+    elif new is None:
+        after.pop(name, None)
+    else:
+        after[name] = new
+
+
+def _scaled_accum(before: Mapping[str, Any], after: Mapping[str, Any]) -> int:
+    """The accumulation that keeps the effective batch of ``before`` at ``after``'s batch size."""
+    old_b = as_int(given_or_default(before, "batch_size"), "batch_size", 1)
+    old_a = as_int(given_or_default(before, "grad_accum"), "grad_accum", 1)
+    new_b = as_int(after.get("batch_size", old_b), "batch_size", 1)
+    return max(1, (old_b * old_a + new_b - 1) // new_b)
+
+
+def _implied(after: dict[str, Any], changes: Mapping[str, Any]) -> None:
+    """What the changed facts imply for others (4-bit LoRA is QLoRA, a ZeRO stage means DeepSpeed, ...)."""
+    if "quantization" in changes:
+        quant = str(given_or_default(after, "quantization")).lower()
+        method = str(after.get("finetune_method", ""))
+        if quant == "4bit" and str(given_or_default(after, "finetune_method")) in ("lora", "full"):
+            after["finetune_method"] = "qlora"
+        elif (quant == "8bit" and method in ("full", "qlora")) or (quant == "none" and method == "qlora"):
+            after["finetune_method"] = "lora"
+    if "gradient_checkpointing" in changes:
+        after.pop("gc_active", None)
+    unsharded = str(given_or_default(after, "distributed")) in ("none", "ddp")
+    if ("zero_stage" in changes or "offload" in changes) and unsharded:
+        after["distributed"] = "deepspeed"
 
 
 def apply_changes(values: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,35 +164,10 @@ def apply_changes(values: Mapping[str, Any], changes: Mapping[str, Any]) -> dict
     before = dict(values)
     after = dict(values)
     for name, new in changes.items():
-        low = str(new).strip().lower() if isinstance(new, str) else None
-        if name in ("batch_size", "max_length", "lora_r") and low == "half":
-            current = before.get(name, {"batch_size": 8, "max_length": 1024, "lora_r": 8}[name])
-            after[name] = _half(current, name)
-        elif name == "grad_accum" and low in ("scaled", "scale", "keep_effective", "keep"):
-            continue  # resolved below, once the new batch size is known
-        elif name == "modules_to_save" and low in ("none", "", "[]", "null"):
-            after.pop("modules_to_save", None)
-        elif new is None:
-            after.pop(name, None)
-        else:
-            after[name] = new
-    accum = changes.get("grad_accum")
-    if isinstance(accum, str) and accum.strip().lower() in ("scaled", "scale", "keep_effective", "keep"):
-        old_b = as_int(before.get("batch_size", 8), "batch_size", 1)
-        old_a = as_int(before.get("grad_accum", 1), "grad_accum", 1)
-        new_b = as_int(after.get("batch_size", old_b), "batch_size", 1)
-        after["grad_accum"] = max(1, (old_b * old_a + new_b - 1) // new_b)
-    quant = str(after.get("quantization", "none")).lower()
-    if "quantization" in changes and quant == "4bit" and str(after.get("finetune_method", "lora")) in ("lora", "full"):
-        after["finetune_method"] = "qlora"
-    if "quantization" in changes and quant == "8bit" and str(after.get("finetune_method", "")) in ("full", "qlora"):
-        after["finetune_method"] = "lora"
-    if "quantization" in changes and quant == "none" and str(after.get("finetune_method", "")) == "qlora":
-        after["finetune_method"] = "lora"
-    if "gradient_checkpointing" in changes:
-        after.pop("gc_active", None)
-    if ("zero_stage" in changes or "offload" in changes) and str(after.get("distributed", "none")) in ("none", "ddp"):
-        after["distributed"] = "deepspeed"
+        _change(before, after, name, new)
+    if _keeps_effective_batch(changes.get("grad_accum")):
+        after["grad_accum"] = _scaled_accum(before, after)
+    _implied(after, changes)
     return after
 
 

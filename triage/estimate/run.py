@@ -11,15 +11,20 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
 from triage.estimate.architecture import Architecture, find_architecture, nearest_by_params, with_dims
+from triage.estimate.defaults import DEFAULTS, default, given_or_default
+from triage.estimate.optimizers import optimizer_spec
 from triage.hardware.gpus import Gpu, find_gpu, usable_bytes
 
 if TYPE_CHECKING:
     from triage.facts import FactSet
+
+
+T = TypeVar("T")
 
 
 class RunError(ValueError):
@@ -291,9 +296,9 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, n
             )
         hidden = dims["hidden"]
         inter = dims.get("intermediate", int(8 * hidden / 3))
-        vocab = dims.get("vocab", 32000)
+        vocab = dims.get("vocab", default("vocab_size"))
         if "vocab" not in dims:
-            notes.append(Assumption("vocab_size", 32000, "not given; Llama-2's vocabulary"))
+            _assume_default(notes, "vocab_size")
         arch = Architecture(
             id="custom",
             name="custom (from facts)",
@@ -317,19 +322,27 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, n
     return with_dims(arch, dims)
 
 
-def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None = None) -> Run:
-    """Build a :class:`Run`; every default taken is recorded in ``Run.assumptions``."""
-    v = fact_values(facts)
-    notes: list[Assumption] = []
+def _assume(notes: list[Assumption], fact: str, value: T, reason: str) -> T:
+    """Record that ``fact`` takes ``value`` without the facts saying so, and return the value."""
+    notes.append(Assumption(fact, value, reason))
+    return value
 
-    def assume(name: str, value: Any, reason: str) -> Any:
-        notes.append(Assumption(name, value, reason))
-        return value
 
-    a = resolve_architecture(v, arch, notes)
-    tf = _version(v.get("transformers_version"))
+def _assume_default(notes: list[Assumption], fact: str) -> Any:
+    """Record and return ``fact``'s default from the table (:mod:`triage.estimate.defaults`)."""
+    taken = DEFAULTS[fact]
+    return _assume(notes, fact, taken.value, taken.reason)
 
-    # GPU and its capacity
+
+@dataclass(frozen=True)
+class _Device:
+    gpu: Gpu | None
+    capacity: int | None
+    capability: float | None
+
+
+def _read_device(v: Mapping[str, Any], notes: list[Assumption]) -> _Device:
+    """The GPU, the bytes PyTorch can use on it, and its compute capability."""
     gpu = find_gpu(str(v["gpu_name"])) if v.get("gpu_name") else None
     if v.get("gpu_name") and gpu is None:
         notes.append(Assumption("gpu_name", v["gpu_name"], "not a bundled GPU preset; give gpu_memory_bytes"))
@@ -340,200 +353,319 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
     elif gpu is not None:
         capacity = gpu.capacity_bytes
     cc = float(v["compute_capability"]) if v.get("compute_capability") else (gpu.capability if gpu else None)
-    bf16_ok = cc is None or cc >= 8.0
+    return _Device(gpu, capacity, cc)
 
-    # quantization and method
-    quant = str(v.get("quantization", "none")).lower().replace("-", "")
-    quant = {
-        "4": "4bit",
-        "8": "8bit",
-        "int4": "4bit",
-        "int8": "8bit",
-        "nf4": "4bit",
-        "fp4": "4bit",
-        "false": "none",
-        "no": "none",
-    }.get(quant, quant)
+
+_QUANTIZATIONS = {
+    "4": "4bit",
+    "8": "8bit",
+    "int4": "4bit",
+    "int8": "8bit",
+    "nf4": "4bit",
+    "fp4": "4bit",
+    "false": "none",
+    "no": "none",
+}
+
+
+def _read_quantization(v: Mapping[str, Any]) -> str:
+    quant = str(given_or_default(v, "quantization")).lower().replace("-", "")
+    quant = _QUANTIZATIONS.get(quant, quant)
     if quant not in ("none", "8bit", "4bit"):
         raise RunError(f"quantization must be none, 8bit or 4bit; got {v['quantization']!r}")
-    method = str(v["finetune_method"]).lower() if v.get("finetune_method") else None
-    if method is None:
-        if quant == "4bit":
-            method = assume("finetune_method", "qlora", "the base is loaded in 4-bit, so LoRA on top (QLoRA)")
-        elif quant == "8bit" or v.get("lora_r") or v.get("lora_target_modules"):
-            method = assume("finetune_method", "lora", "LoRA settings are given")
-        else:
-            method = assume("finetune_method", "lora", "not given; most fine-tuning on one GPU is LoRA")
+    return quant
+
+
+def _default_method(v: Mapping[str, Any], quant: str, notes: list[Assumption]) -> str:
+    if quant == "4bit":
+        return _assume(notes, "finetune_method", "qlora", "the base is loaded in 4-bit, so LoRA on top (QLoRA)")
+    if quant == "8bit" or v.get("lora_r") or v.get("lora_target_modules"):
+        return _assume(notes, "finetune_method", "lora", "LoRA settings are given")
+    return str(_assume_default(notes, "finetune_method"))
+
+
+def _read_method(v: Mapping[str, Any], quant: str, notes: list[Assumption]) -> tuple[str, str]:
+    """The fine-tuning method, and the quantization it implies (QLoRA means a 4-bit base)."""
+    method = str(v["finetune_method"]).lower() if v.get("finetune_method") else _default_method(v, quant, notes)
     if method not in ("full", "lora", "qlora", "freeze"):
         raise RunError(f"finetune_method must be full, lora, qlora or freeze; got {method!r}")
-    if method == "qlora" and quant == "none":
-        quant = "4bit" if "quantization" not in v else quant
-        if "quantization" not in v:
-            assume("quantization", "4bit", "QLoRA means a 4-bit base")
+    if method == "qlora" and quant == "none" and "quantization" not in v:
+        quant = _assume(notes, "quantization", "4bit", "QLoRA means a 4-bit base")
     if quant != "none" and method == "full":
-        method = assume("finetune_method", "lora", "a quantized base cannot be fully fine-tuned; LoRA assumed")
+        method = _assume(notes, "finetune_method", "lora", "a quantized base cannot be fully fine-tuned; LoRA assumed")
     if method == "qlora" and quant == "none":
         method = "lora"
+    return method, quant
 
-    # dtypes
+
+def _read_weight_dtype(
+    v: Mapping[str, Any], a: Architecture, tf: Version | None, cc: float | None, mp: str | None, notes: list[Assumption]
+) -> str:
+    """The dtype the weights are loaded in (transformers' own default when not given)."""
+    given = v.get("torch_dtype")
+    if given and str(given).lower() == "auto":
+        return _assume(notes, "torch_dtype", a.dtype, "torch_dtype='auto' loads the checkpoint's own dtype")
+    wd = as_dtype(given) if given else None
+    if wd is not None:
+        return wd
+    if tf is not None and tf >= Version("5.0.0"):
+        return _assume(notes, "torch_dtype", a.dtype, "transformers 5 loads the checkpoint's dtype by default")
+    guess = "bf16" if cc is None or cc >= 8.0 else "fp16"
+    if mp in ("fp16", "bf16"):
+        guess = mp
+    return _assume(
+        notes,
+        "torch_dtype",
+        guess,
+        "not given; assumed 16-bit. If from_pretrained gets no torch_dtype, "
+        "transformers < 5 loads fp32 and the weights double: say torch_dtype=fp32",
+    )
+
+
+def _read_dtypes(
+    v: Mapping[str, Any], a: Architecture, tf: Version | None, cc: float | None, quant: str, notes: list[Assumption]
+) -> tuple[str, str]:
+    """(weight dtype, compute dtype): autocast computes in its own dtype, 4/8-bit bases never in fp32."""
     mp = str(v.get("mixed_precision", "")).lower() or None
-    wd = as_dtype(v["torch_dtype"]) if v.get("torch_dtype") and str(v["torch_dtype"]).lower() != "auto" else None
-    if v.get("torch_dtype") and str(v["torch_dtype"]).lower() == "auto":
-        wd = assume("torch_dtype", a.dtype, "torch_dtype='auto' loads the checkpoint's own dtype")
-    if wd is None:
-        if tf is not None and tf >= Version("5.0.0"):
-            wd = assume("torch_dtype", a.dtype, "transformers 5 loads the checkpoint's dtype by default")
-        else:
-            guess = "bf16" if bf16_ok else "fp16"
-            if mp in ("fp16", "bf16"):
-                guess = mp
-            wd = assume(
-                "torch_dtype",
-                guess,
-                "not given; assumed 16-bit. If from_pretrained gets no torch_dtype, "
-                "transformers < 5 loads fp32 and the weights double: say torch_dtype=fp32",
-            )
+    wd = _read_weight_dtype(v, a, tf, cc, mp, notes)
     if mp in (None, "", "none"):
-        mp = assume("mixed_precision", "no", "not given; no autocast")
+        mp = _assume(notes, "mixed_precision", "no", "not given; no autocast")
     compute = wd if mp == "no" else ("bf16" if mp == "bf16" else "fp16")
     if quant != "none" and wd == "fp32":
         compute = "fp16" if mp != "bf16" else "bf16"
+    return wd, compute
 
-    double_quant = as_bool(v["double_quant"], "double_quant") if "double_quant" in v else False
-    if quant == "4bit" and "double_quant" not in v:
-        assume("double_quant", False, "BitsAndBytesConfig default bnb_4bit_use_double_quant=False")
 
-    # LoRA
-    lora_r = as_int(v.get("lora_r", 8), "lora_r", 1)
-    if method in ("lora", "qlora") and "lora_r" not in v:
-        assume("lora_r", 8, "peft LoraConfig default r=8")
-    targets_raw = v.get("lora_target_modules")
-    if targets_raw is None:
+def _read_double_quant(v: Mapping[str, Any], quant: str, notes: list[Assumption]) -> bool:
+    if "double_quant" in v:
+        return as_bool(v["double_quant"], "double_quant")
+    if quant == "4bit":
+        _assume_default(notes, "double_quant")
+    return bool(default("double_quant"))
+
+
+@dataclass(frozen=True)
+class _Adapter:
+    r: int
+    targets: tuple[str, ...]
+    dropout: float
+    modules_to_save: tuple[str, ...]
+    prepare_kbit: bool
+
+
+def _read_targets(v: Mapping[str, Any], a: Architecture, lora: bool, notes: list[Assumption]) -> tuple[str, ...]:
+    """The LoRA target modules (peft's default for the model, or all linears for all-linear)."""
+    raw = v.get("lora_target_modules")
+    if raw is None:
         targets = DEFAULT_LORA_TARGETS[a.layout]
-        if method in ("lora", "qlora"):
-            assume("lora_target_modules", ",".join(targets), f"peft's default for {a.family or a.layout}")
-    else:
-        targets = split_modules(targets_raw)
-        if any(t.lower() in ("all-linear", "all_linear", "all") for t in targets):
-            targets = tuple(lin.name for lin in a.linears())
-    lora_dropout = float(v.get("lora_dropout", 0.0) or 0.0)
-    mts = split_modules(v["modules_to_save"]) if v.get("modules_to_save") is not None else ()
-    prepare = (
-        as_bool(v["prepare_kbit_training"], "prepare_kbit_training")
-        if "prepare_kbit_training" in v
-        else (quant != "none")
-    )
-    if "prepare_kbit_training" not in v and quant != "none":
-        assume("prepare_kbit_training", True, "the usual QLoRA recipe calls prepare_model_for_kbit_training")
+        if lora:
+            _assume(notes, "lora_target_modules", ",".join(targets), f"peft's default for {a.family or a.layout}")
+        return targets
+    targets = split_modules(raw)
+    if any(t.lower() in ("all-linear", "all_linear", "all") for t in targets):
+        return tuple(lin.name for lin in a.linears())
+    return targets
 
-    # shapes
-    batch = as_int(v.get("batch_size", 8), "batch_size", 1)
-    if "batch_size" not in v:
-        assume("batch_size", 8, "HF TrainingArguments default per_device_train_batch_size=8")
-    grad_accum = as_int(v.get("grad_accum", 1), "grad_accum", 1)
-    if "max_length" in v:
-        seq = as_int(v["max_length"], "max_length", 1)
+
+def _read_adapter(v: Mapping[str, Any], a: Architecture, method: str, quant: str, notes: list[Assumption]) -> _Adapter:
+    """LoRA's rank, targets, dropout and modules_to_save, and whether prepare_model_for_kbit_training runs."""
+    lora = method in ("lora", "qlora")
+    r = as_int(given_or_default(v, "lora_r"), "lora_r", 1)
+    if lora and "lora_r" not in v:
+        _assume_default(notes, "lora_r")
+    targets = _read_targets(v, a, lora, notes)
+    dropout = float(given_or_default(v, "lora_dropout") or 0.0)
+    mts = split_modules(v["modules_to_save"]) if v.get("modules_to_save") is not None else ()
+    if "prepare_kbit_training" in v:
+        prepare = as_bool(v["prepare_kbit_training"], "prepare_kbit_training")
     else:
-        seq = assume("max_length", 1024, "not given; TRL SFTConfig's default max_length")
+        prepare = quant != "none"
+        if prepare:
+            _assume(
+                notes, "prepare_kbit_training", True, "the usual QLoRA recipe calls prepare_model_for_kbit_training"
+            )
+    return _Adapter(r, tuple(targets), dropout, mts, prepare)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    batch: int
+    seq: int
+    grad_accum: int
+    padded: bool
+
+
+def _read_shape(v: Mapping[str, Any], notes: list[Assumption]) -> _Shape:
+    """Batch size, accumulation, the sequence length batches really have, and whether they are padded."""
+    batch = as_int(given_or_default(v, "batch_size"), "batch_size", 1)
+    if "batch_size" not in v:
+        _assume_default(notes, "batch_size")
+    grad_accum = as_int(given_or_default(v, "grad_accum"), "grad_accum", 1)
+    seq = as_int(v["max_length"], "max_length", 1) if "max_length" in v else int(_assume_default(notes, "max_length"))
     longest = as_int(v["max_sample_tokens"], "max_sample_tokens", 1) if v.get("max_sample_tokens") else None
-    packing = as_bool(v.get("packing", False), "packing")
+    packing = as_bool(given_or_default(v, "packing"), "packing")
     padding = str(v.get("padding", "")).lower() or None
-    truncation = as_bool(v["truncation"], "truncation") if "truncation" in v else True
+    truncation = as_bool(v["truncation"], "truncation") if "truncation" in v else bool(default("truncation"))
     if longest is not None and not packing:
         if not truncation:
             seq = longest
         elif padding != "max_length":
             seq = min(seq, longest)
-    padded = not packing and padding in ("max_length", "longest")
+    return _Shape(batch, seq, grad_accum, not packing and padding in ("max_length", "longest"))
 
-    # checkpointing and attention
+
+def _read_checkpointing(v: Mapping[str, Any], prepare_kbit: bool, notes: list[Assumption]) -> bool:
     if "gradient_checkpointing" in v:
-        gc = as_bool(v["gradient_checkpointing"], "gradient_checkpointing")
-    elif v.get("gc_active") is not None:
-        gc = as_bool(v["gc_active"], "gc_active")
-    elif prepare:
-        gc = assume("gradient_checkpointing", True, "prepare_model_for_kbit_training turns it on by default")
-    elif str(v.get("framework", "")) == "llama_factory":
-        gc = assume("gradient_checkpointing", True, "LLaMA-Factory turns it on by default")
-    else:
-        gc = assume("gradient_checkpointing", False, "HF TrainingArguments default")
+        return as_bool(v["gradient_checkpointing"], "gradient_checkpointing")
+    if v.get("gc_active") is not None:
+        return as_bool(v["gc_active"], "gc_active")
+    if prepare_kbit:
+        return _assume(notes, "gradient_checkpointing", True, "prepare_model_for_kbit_training turns it on by default")
+    if str(v.get("framework", "")) == "llama_factory":
+        return _assume(notes, "gradient_checkpointing", True, "LLaMA-Factory turns it on by default")
+    return bool(_assume_default(notes, "gradient_checkpointing"))
+
+
+_ATTENTION_ALIASES = {
+    "flash_attention": "flash_attention_2",
+    "fa2": "flash_attention_2",
+    "flash": "flash_attention_2",
+    "flash_attn": "flash_attention_2",
+}
+
+
+def _read_attention(v: Mapping[str, Any], a: Architecture, tf: Version | None, notes: list[Assumption]) -> str:
     if "attn_implementation" in v:
         attn = str(v["attn_implementation"]).lower()
-        attn = {
-            "flash_attention": "flash_attention_2",
-            "fa2": "flash_attention_2",
-            "flash": "flash_attention_2",
-            "flash_attn": "flash_attention_2",
-        }.get(attn, attn)
+        attn = _ATTENTION_ALIASES.get(attn, attn)
         if attn not in ("eager", "sdpa", "flash_attention_2", "xformers"):
             raise RunError(f"attn_implementation must be eager, sdpa, flash_attention_2 or xformers; got {attn!r}")
-    elif a.default_attn:
-        attn = assume("attn_implementation", a.default_attn, f"transformers' recommendation for {a.family}")
-    elif tf is not None and tf < Version("4.36.0"):
-        attn = assume("attn_implementation", "eager", "transformers < 4.36 has no SDPA path")
-    else:
-        attn = assume("attn_implementation", "sdpa", "transformers >= 4.36 default (torch >= 2.1.1)")
+        return attn
+    if a.default_attn:
+        return _assume(notes, "attn_implementation", a.default_attn, f"transformers' recommendation for {a.family}")
+    if tf is not None and tf < Version("4.36.0"):
+        return _assume(notes, "attn_implementation", "eager", "transformers < 4.36 has no SDPA path")
+    return _assume(notes, "attn_implementation", "sdpa", "transformers >= 4.36 default (torch >= 2.1.1)")
 
-    # optimizer
+
+def _read_optimizer(v: Mapping[str, Any], tf: Version | None, notes: list[Assumption]) -> str:
     if v.get("optimizer"):
         optimizer = str(v["optimizer"]).strip().lower()
     else:
         name, why = default_optimizer(tf)
-        optimizer = assume("optimizer", name, why)
-    from triage.estimate.optimizers import optimizer_spec
-
+        optimizer = _assume(notes, "optimizer", name, why)
     optimizer_spec(optimizer)  # raises on unknown names
+    return optimizer
 
-    # phase
-    phase_fact = str(v.get("phase", "")).lower()
-    phase = {"evaluation": "evaluation", "generation": "generation"}.get(phase_fact, "training")
-    eval_batch = as_int(v.get("eval_batch_size", 8), "eval_batch_size", 1)
+
+@dataclass(frozen=True)
+class _Evaluation:
+    phase: str
+    eval_batch: int
+    accumulation_steps: int | None
+    compute_metrics: bool
+    preprocess_logits: bool
+    eval_samples: int
+    max_new_tokens: int
+    num_beams: int
+
+
+def _read_evaluation(v: Mapping[str, Any], notes: list[Assumption]) -> _Evaluation:
+    """The phase (training, evaluation or generation) and the settings of evaluation and generation."""
+    phase = {"evaluation": "evaluation", "generation": "generation"}.get(str(v.get("phase", "")).lower(), "training")
+    eval_batch = as_int(given_or_default(v, "eval_batch_size"), "eval_batch_size", 1)
     if phase != "training" and "eval_batch_size" not in v:
-        assume("eval_batch_size", 8, "HF TrainingArguments default per_device_eval_batch_size=8")
+        _assume_default(notes, "eval_batch_size")
     eas = (
         as_int(v["eval_accumulation_steps"], "eval_accumulation_steps", 1) if v.get("eval_accumulation_steps") else None
     )
-    compute_metrics = as_bool(v.get("compute_metrics", False), "compute_metrics")
-    preprocess = as_bool(v.get("preprocess_logits", False), "preprocess_logits")
-    eval_samples = as_int(v.get("eval_samples", 1000), "eval_samples", 1)
+    compute_metrics = as_bool(given_or_default(v, "compute_metrics"), "compute_metrics")
+    preprocess = as_bool(given_or_default(v, "preprocess_logits"), "preprocess_logits")
+    eval_samples = as_int(given_or_default(v, "eval_samples"), "eval_samples", 1)
     if phase == "evaluation" and compute_metrics and not preprocess and eas is None and "eval_samples" not in v:
-        assume("eval_samples", 1000, "evaluation set size unknown; the accumulated logits grow with it")
-    max_new = as_int(v.get("max_new_tokens", 256), "max_new_tokens", 0)
+        _assume_default(notes, "eval_samples")
+    max_new = as_int(given_or_default(v, "max_new_tokens"), "max_new_tokens", 0)
     if phase == "generation" and "max_new_tokens" not in v:
-        assume("max_new_tokens", 256, "not given")
-    beams = as_int(v.get("num_beams", 1), "num_beams", 1)
+        _assume_default(notes, "max_new_tokens")
+    beams = as_int(given_or_default(v, "num_beams"), "num_beams", 1)
+    return _Evaluation(phase, eval_batch, eas, compute_metrics, preprocess, eval_samples, max_new, beams)
 
-    # distribution
-    dist = str(v.get("distributed", "none")).lower()
+
+@dataclass(frozen=True)
+class _Distribution:
+    distributed: str
+    zero_stage: int
+    offload: bool
+    gpu_count: int
+
+
+def _read_distribution(v: Mapping[str, Any], notes: list[Assumption]) -> _Distribution:
+    """DDP, DeepSpeed (ZeRO stage, offload), FSDP or a device_map split, and the GPU count."""
+    dist = str(given_or_default(v, "distributed")).lower()
     if dist not in ("none", "ddp", "deepspeed", "fsdp", "model_parallel"):
         raise RunError(f"distributed must be none, ddp, deepspeed, fsdp or model_parallel; got {dist!r}")
     zero = as_int(v["zero_stage"], "zero_stage") if v.get("zero_stage") is not None else None
-    offload = as_bool(v.get("offload", False), "offload")
+    offload = as_bool(given_or_default(v, "offload"), "offload")
     if zero is not None and zero > 3:
         raise RunError(f"zero_stage must be 0-3; got {zero}")
     if dist == "none" and (zero or offload):
-        dist = assume(
-            "distributed", "deepspeed", "ZeRO stage or offload given, so DeepSpeed (ZeRO-Offload also runs on one GPU)"
+        dist = _assume(
+            notes,
+            "distributed",
+            "deepspeed",
+            "ZeRO stage or offload given, so DeepSpeed (ZeRO-Offload also runs on one GPU)",
         )
-    if dist == "deepspeed" and zero is None:
-        zero = assume("zero_stage", 2, "DeepSpeed without a stage given; ZeRO-2 is the most common config")
-    if dist == "fsdp" and zero is None:
-        zero = assume("zero_stage", 3, "FSDP FULL_SHARD (the default sharding strategy), sized like ZeRO-3")
     if dist in ("none", "ddp", "model_parallel"):
         zero = 0
+    elif zero is None and dist == "deepspeed":
+        zero = _assume(notes, "zero_stage", 2, "DeepSpeed without a stage given; ZeRO-2 is the most common config")
+    elif zero is None:
+        zero = _assume(notes, "zero_stage", 3, "FSDP FULL_SHARD (the default sharding strategy), sized like ZeRO-3")
     count = as_int(v["gpu_count"], "gpu_count", 1) if v.get("gpu_count") else None
     if count is None:
-        count = 1 if dist == "none" else assume("gpu_count", 2, "multi-GPU run with the GPU count not given")
-    assert zero is not None
+        count = 1 if dist == "none" else int(_assume_default(notes, "gpu_count"))
+    return _Distribution(dist, zero, offload, count)
 
-    oom_exp = as_bool(v.get("expandable_segments", False), "expandable_segments")
-    other = as_bytes(v.get("other_process_bytes", 0) or 0, "other_process_bytes")
-    trainable = None
-    if v.get("trainable_params_b"):
-        trainable = int(float(v["trainable_params_b"]) * 1e9)
-    fused = as_bool(v.get("fused_loss", False), "fused_loss")
-    in_bwd = as_bool(v.get("optimizer_in_backward", False), "optimizer_in_backward")
-    if attn == "flash_attention_2" and cc is not None and cc < 8.0:
+
+@dataclass(frozen=True)
+class _Options:
+    expandable_segments: bool
+    other_process_bytes: int
+    trainable_override: int | None
+    fused_loss: bool
+    optimizer_in_backward: bool
+
+
+def _read_options(v: Mapping[str, Any]) -> _Options:
+    """The allocator setting, other processes, a given trainable count, the fused loss and step."""
+    return _Options(
+        expandable_segments=as_bool(given_or_default(v, "expandable_segments"), "expandable_segments"),
+        other_process_bytes=as_bytes(given_or_default(v, "other_process_bytes") or 0, "other_process_bytes"),
+        trainable_override=int(float(v["trainable_params_b"]) * 1e9) if v.get("trainable_params_b") else None,
+        fused_loss=as_bool(given_or_default(v, "fused_loss"), "fused_loss"),
+        optimizer_in_backward=as_bool(given_or_default(v, "optimizer_in_backward"), "optimizer_in_backward"),
+    )
+
+
+def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None = None) -> Run:
+    """Build a :class:`Run`; every default taken is recorded in ``Run.assumptions``."""
+    v = fact_values(facts)
+    notes: list[Assumption] = []
+    a = resolve_architecture(v, arch, notes)
+    tf = _version(v.get("transformers_version"))
+    device = _read_device(v, notes)
+    method, quant = _read_method(v, _read_quantization(v), notes)
+    weight_dtype, compute_dtype = _read_dtypes(v, a, tf, device.capability, quant, notes)
+    double_quant = _read_double_quant(v, quant, notes)
+    adapter = _read_adapter(v, a, method, quant, notes)
+    shape = _read_shape(v, notes)
+    gc = _read_checkpointing(v, adapter.prepare_kbit, notes)
+    attn = _read_attention(v, a, tf, notes)
+    optimizer = _read_optimizer(v, tf, notes)
+    ev = _read_evaluation(v, notes)
+    dist = _read_distribution(v, notes)
+    options = _read_options(v)
+    if attn == "flash_attention_2" and device.capability is not None and device.capability < 8.0:
         notes.append(
             Assumption(
                 "attn_implementation", attn, "FlashAttention-2 needs compute capability >= 8.0; this GPU cannot run it"
@@ -541,42 +673,42 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
         )
     return Run(
         arch=a,
-        gpu=gpu,
-        capacity_bytes=capacity,
-        weight_dtype=wd,
-        compute_dtype=compute,
+        gpu=device.gpu,
+        capacity_bytes=device.capacity,
+        weight_dtype=weight_dtype,
+        compute_dtype=compute_dtype,
         quantization=quant,
         double_quant=double_quant,
         method=method,
-        lora_r=lora_r,
-        lora_targets=tuple(targets),
-        lora_dropout=lora_dropout,
-        modules_to_save=mts,
-        prepare_kbit=prepare,
-        batch=batch,
-        seq=seq,
-        grad_accum=grad_accum,
+        lora_r=adapter.r,
+        lora_targets=adapter.targets,
+        lora_dropout=adapter.dropout,
+        modules_to_save=adapter.modules_to_save,
+        prepare_kbit=adapter.prepare_kbit,
+        batch=shape.batch,
+        seq=shape.seq,
+        grad_accum=shape.grad_accum,
         gc=gc,
         attn=attn,
         optimizer=optimizer,
-        fused_loss=fused,
-        optimizer_in_backward=in_bwd,
-        phase=phase,
-        eval_batch=eval_batch,
-        eval_accumulation_steps=eas,
-        compute_metrics=compute_metrics,
-        preprocess_logits=preprocess,
-        eval_samples=eval_samples,
-        max_new_tokens=max_new,
-        num_beams=beams,
-        distributed=dist,
-        zero_stage=zero,
-        offload=offload,
-        gpu_count=count,
-        expandable_segments=oom_exp,
-        padded=padded,
-        other_process_bytes=other,
+        fused_loss=options.fused_loss,
+        optimizer_in_backward=options.optimizer_in_backward,
+        phase=ev.phase,
+        eval_batch=ev.eval_batch,
+        eval_accumulation_steps=ev.accumulation_steps,
+        compute_metrics=ev.compute_metrics,
+        preprocess_logits=ev.preprocess_logits,
+        eval_samples=ev.eval_samples,
+        max_new_tokens=ev.max_new_tokens,
+        num_beams=ev.num_beams,
+        distributed=dist.distributed,
+        zero_stage=dist.zero_stage,
+        offload=dist.offload,
+        gpu_count=dist.gpu_count,
+        expandable_segments=options.expandable_segments,
+        padded=shape.padded,
+        other_process_bytes=options.other_process_bytes,
         transformers_version=tf,
-        trainable_override=trainable,
+        trainable_override=options.trainable_override,
         assumptions=tuple(notes),
     )
