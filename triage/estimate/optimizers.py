@@ -128,8 +128,3 @@ def optimizer_spec(name: str) -> OptimizerSpec:
         near = [m[0] for m in process.extract(key, list(OPTIMIZERS), limit=3)]
         raise OptimizerError(f"unknown optimizer {name!r}; did you mean {', '.join(near)}?")
     return spec
-
-
-def factored_state_elements(shapes: list[tuple[int, int]], rank: int = 128) -> int:
-    """State elements of a factored optimizer over 2-D parameters (rows + cols each; GaLore: rank·cols)."""
-    return sum(r + c for r, c in shapes)
