@@ -46,6 +46,7 @@ class Pane:
         self._env = env
         self.tmux("new-session", "-d", "-s", self.target, "-x", str(width), "-y", str(height), "-c", str(cwd), command)
         self.tmux("set-option", "-t", self.target, "history-limit", "5000")
+        self.socket_path = Path(self.tmux("display-message", "-p", "#{socket_path}").strip())
 
     def tmux(self, *args: str, stdin: str | None = None) -> str:
         assert TMUX is not None
@@ -88,6 +89,7 @@ class Pane:
 
     def close(self) -> None:
         subprocess.run([TMUX or "tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
+        self.socket_path.unlink(missing_ok=True)  # a killed server can leave its socket behind
 
 
 def left_column(screen: str, width: int = 40) -> str:
