@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from triage.authoring.lint import lint_dir, package_of_version_fact
+from triage.authoring.version_claims import statements
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "lint"
 
@@ -26,7 +27,7 @@ def _kb023(problems):
     return [p for p in problems if p.code == "KB023"]
 
 
-@pytest.mark.parametrize("code", ["KB023"])
+@pytest.mark.parametrize("code", ["KB023", "KB024"])
 def test_fixture_raises_exactly_its_code(lint_kb, code):
     assert (FIXTURES / code).is_dir()
     _, problems = lint_dir(lint_kb(code))
@@ -82,3 +83,75 @@ def test_kb023_covers_version_changes_and_version_bug_causes(lint_kb):
 def test_package_of_version_fact():
     assert package_of_version_fact("flash_attn_version") == "flash-attn"
     assert package_of_version_fact("transformers_version") == "transformers"
+
+
+# --------------------------------------------------------------------------- KB024
+
+#: The statements the knowledge audit found contradicting the knowledge base's own causes.
+AUDIT_TEXTS = [
+    # myth upgrade-to-438 before the fix: 4.39 still loses SDPA's flash kernel (fixed in 4.40.0)
+    (
+        "Pick 4.36.x/4.37.x, or a release from 4.39 on (the buffer is gone in 4.39.3 and 4.40.0); do not pin 4.38.",
+        {("recommends", "4.36.x"), ("recommends", "4.37.x"), ("recommends", "4.39")},
+    ),
+    # myth flash-attention-431-off-by-default before the fix
+    (
+        "otherwise upgrade to 4.36/4.37 (SDPA default with torch>=2.1.1) or >=4.39, skipping 4.38.x.",
+        {("recommends", "4.36"), ("recommends", "4.37"), ("recommends", "2.1.1"), ("recommends", "4.39")},
+    ),
+    # myth kv-cache-eats-training-memory before the fix: 4.36.0-4.36.1 filled a cache
+    (
+        "transformers (4.31, unchanged in 4.36 and 4.38) forces use_cache=False",
+        {("unchanged", "4.36"), ("unchanged", "4.38")},
+    ),
+    # remedy upgrade-bitsandbytes-0-39 before the fix
+    ("0.39.0 fixes the doubled memory of serialized 8-bit models", {("fixed", "0.39.0")}),
+    ("只有在 4.36.0-4.36.1 上加载时设 use_cache=False 才有用；请升级到 4.36.2 或更高", {("recommends", "4.36.2")}),
+    ("4.40.0 及以上", {("recommends", "4.40.0")}),
+]
+
+
+@pytest.mark.parametrize(("text", "want"), AUDIT_TEXTS)
+def test_version_statements_in_prose(text, want):
+    got = {(s.kind, s.written) for s in statements(text)}
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "do not pin 4.38 or 4.39",
+        "不要锁定 4.38",
+        "causing OOM after 4.37.2 -> 4.38.2",
+        "导致从 4.37.2 升到 4.38.2 后 OOM",
+        "Any release from 4.36 gives Llama SDPA attention by default",
+        "LLaMA-7B goes from 16.5 GB to about 15 GB",
+    ],
+)
+def test_what_is_not_a_version_statement(text):
+    assert statements(text) == []
+
+
+def test_kb024_names_the_cause_and_the_range(lint_kb):
+    _, problems = lint_dir(lint_kb("KB024"))
+    found = [p for p in problems if p.code == "KB024"]
+    assert len(found) == 1, [p.render() for p in problems]
+    assert "recommends transformers 4.39" in found[0].message
+    assert "mask-regression lists as affected (>=4.38.0,<4.40.0)" in found[0].message
+    assert found[0].path == "myths/upgrade-to-438.yaml"
+
+
+def test_kb024_reads_an_upgrade_remedys_version_change(lint_kb):
+    root = lint_kb("KB024")
+    (root / "myths" / "upgrade-to-438.yaml").unlink()
+    remedy = root / "remedies" / "smaller-batch.yaml"
+    text = remedy.read_text().replace("changes: {size: 1}", "changes: {transformers_version: 4.39.0}")
+    text += VERIFIED.format(artifact="transformers 4.39.3 and 4.40.0 wheels", date="2026-01-02")
+    remedy.write_text(text, encoding="utf-8")
+    cause = root / "causes" / "version_bug" / "mask-regression.yaml"
+    cause.write_text(cause.read_text() + "remedies: [smaller-batch]\n", encoding="utf-8")
+    _, problems = lint_dir(root)
+    found = [p for p in problems if p.code == "KB024"]
+    assert [p.message for p in found] == [
+        "changes transformers to 4.39.0, which mask-regression lists as affected (>=4.38.0,<4.40.0)"
+    ], [p.render() for p in problems]

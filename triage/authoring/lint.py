@@ -30,6 +30,10 @@ KB023     version claim not verified against the releases: a version bug, a caus
           ``affects`` or a remedy with ``requires`` / a ``<package>_version`` change has no
           ``verified`` block, or its blocks never name one of the packages, or are dated
           in the future
+KB024     a version quoted in a myth's correction or a remedy's text (or a remedy's
+          ``<package>_version`` change) contradicts the ``affects`` range of a cause it
+          is linked to: it recommends, calls fixed or calls unchanged a release the
+          cause lists as affected
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
@@ -50,6 +54,7 @@ from packaging.version import InvalidVersion, Version
 
 from triage.authoring.exceptions import apply_exceptions, load_exceptions
 from triage.authoring.headers import COMMENT_RE, expected_header
+from triage.authoring.version_claims import affected, parse_version, statements
 from triage.facts import FactError, coerce
 from triage.kb.loader import KnowledgeBase, load_knowledge
 from triage.kb.models import (
@@ -95,6 +100,7 @@ CODES: dict[str, str] = {
     "KB021": "a signal restates a fact its cause never tests",
     "KB022": "' #' in an unquoted text value starts a YAML comment",
     "KB023": "version claim without a verified block",
+    "KB024": "quoted version contradicts a linked cause's affects range",
 }
 
 #: House style for titles (KB013).
@@ -371,6 +377,7 @@ class _Checker:
             self.verification(key, remedy, why, [r.package for r in remedy.requires] + upgraded)
         for i, req in enumerate(remedy.requires):
             self.specifier(key, ("requires", i, "specifier"), req.specifier)
+        self.remedy_versions(key, remedy)
         for i, other in enumerate(remedy.conflicts):
             if other not in self.kb.remedies:
                 self.add(key, ("conflicts", i), "KB007", f"conflicting remedy {other!r} does not exist", "fix the id")
@@ -381,6 +388,10 @@ class _Checker:
         self.chinese(key, {"claim": myth.claim, "correction": myth.correction})
         self.signals(key, myth.signals)
         self.refs(key, myth)
+        linked = [self.kb.causes[r.id] for r in myth.related if r.id in self.kb.causes]
+        self.version_contradictions(
+            key, linked, {("correction", "en"): myth.correction.en, ("correction", "zh"): myth.correction.zh}
+        )
 
     # ------------------------------------------------------------------ house style
 
@@ -480,6 +491,85 @@ class _Checker:
                     f"verified on {block.date.isoformat()}, which is in the future",
                     "write the date the check was done (YYYY-MM-DD)",
                 )
+
+    def remedy_versions(self, key: str, remedy: Remedy) -> None:
+        """KB024 for a remedy that moves a package to another release (it changes ``<package>_version``):
+        its texts and the change against the causes that list or link it, for the packages it moves.
+
+        Other remedies are not read: "transformers >= 4.36" next to an API is a prerequisite, not
+        advice to move into a cause's range.
+        """
+        moved = {package_of_version_fact(n) for n in remedy.changes if n.endswith("_version")}
+        if not moved:
+            return
+        ids = [c.id for c in self.kb.causes.values() if remedy.id in c.remedies]
+        ids += [r.id for r in remedy.related if r.id in self.kb.causes]
+        linked = [self.kb.causes[i] for i in dict.fromkeys(ids)]
+        linked = [c for c in linked if any(normalise_package(a.package) in moved for a in c.affects)]
+        texts: dict[tuple[int | str, ...], str] = {}
+        for lang in ("en", "zh"):
+            texts[("title", lang)] = getattr(remedy.title, lang)
+            texts[("summary", lang)] = getattr(remedy.summary, lang)
+            if remedy.cost.note is not None:
+                texts[("cost", "note", lang)] = getattr(remedy.cost.note, lang)
+        for framework, text in remedy.steps.model_dump(exclude_none=True).items():
+            texts[("steps", framework)] = text
+        self.version_contradictions(key, linked, texts)
+        for name, value in remedy.changes.items():
+            if not name.endswith("_version"):
+                continue
+            version = parse_version(str(value))
+            package = package_of_version_fact(name)
+            if version is None:
+                continue
+            for cause in linked:
+                for aff in cause.affects:
+                    if normalise_package(aff.package) == package and affected(aff.specifier, version):
+                        self.add(
+                            key,
+                            ("changes", name),
+                            "KB024",
+                            f"changes {package} to {value}, which {cause.id} lists as affected ({aff.specifier})",
+                            f"move to {aff.fixed_in or 'a release outside the range'}, "
+                            f"or correct the range of {cause.id}",
+                        )
+
+    def version_contradictions(self, key: str, linked: list[Cause], texts: dict[tuple[int | str, ...], str]) -> None:
+        """KB024: versions a text recommends, calls fixed or unchanged vs the linked causes' affects ranges."""
+        ranges = [(cause, aff) for cause in linked for aff in cause.affects]
+        if not ranges:
+            return
+        majors: dict[str, set[int]] = {}
+        for _, aff in ranges:
+            named = [aff.fixed_in or "", *re.findall(r"\d+(?:\.\d+)+", aff.specifier)]
+            majors.setdefault(normalise_package(aff.package), set()).update(
+                v.major for v in map(parse_version, named) if v is not None
+            )
+        seen: set[tuple[object, ...]] = set()
+        for loc, text in texts.items():
+            for st in statements(text):
+                package = st.package
+                if package is None:
+                    owners = [p for p, m in majors.items() if st.version.major in m]
+                    package = owners[0] if len(owners) == 1 else None
+                if package is None:
+                    continue
+                for cause, aff in ranges:
+                    if normalise_package(aff.package) != package or not affected(aff.specifier, st.version):
+                        continue
+                    if (loc, st.written, cause.id) in seen:
+                        continue
+                    seen.add((loc, st.written, cause.id))
+                    what = {"recommends": "recommends", "fixed": "calls fixed", "unchanged": "calls unchanged"}[st.kind]
+                    self.add(
+                        key,
+                        loc,
+                        "KB024",
+                        f'{".".join(map(str, loc))} {what} {package} {st.written} ("{st.excerpt}"), '
+                        f"which {cause.id} lists as affected ({aff.specifier})",
+                        f"name a release outside the range (fixed in {aff.fixed_in or 'no release yet'}), or correct "
+                        f"the range of {cause.id} if the text is right",
+                    )
 
     def duplicates(self) -> None:
         seen: dict[str, str] = {}
