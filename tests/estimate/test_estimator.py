@@ -50,16 +50,40 @@ def test_seed_claims_gc_on_and_off_at_2048():
     assert 46 * GB <= off.peak_bytes <= 54 * GB  # "GC off ≈ 50 GB"
 
 
+#: The rule for the measured reference table: every row's allocated peak within 1 % of the
+#: measurement, except the rows the estimator missed by more than 2/3 % when this guard was written,
+#: which may miss by 1.5x that error (rounded up to 0.1 %): eager attention under checkpointing,
+#: where the recompute of one layer is sized as one block, and QLoRA on all linears after
+#: prepare_model_for_kbit_training. The median row stays within 0.25 % (it was 0.07 %).
+#: Tighten these when the estimator improves; loosening one needs a reason in the commit.
+ROW_TOLERANCE = 0.01
+WIDER_ROW_TOLERANCE = {
+    "L2-7B LoRA r16 q,v, adamw/fused eager gc=on b=1 s=1024": 0.017,  # was 1.08 %
+    "L2-7B LoRA r16 q,v, adamw/fused eager gc=on b=1 s=2048": 0.020,  # was 1.31 %
+    "L2-7B LoRA r16 q,v, adamw/fused eager gc=on b=2 s=1024": 0.027,  # was 1.79 %
+    "L2-7B LoRA r16 q,v, adamw/fused eager gc=on b=2 s=2048": 0.032,  # was 2.13 %
+    "L2-7B QLoRA-nf4 r16 all-linear +kbit-prep, adamw/fused sdpa gc=on b=1 s=512": 0.019,  # was 1.23 %
+}
+MEDIAN_TOLERANCE = 0.0025
+
+
 def test_matches_the_measured_reference_table():
     rows = yaml.safe_load((FIXTURES / "reference_peaks.yaml").read_text())["rows"]
-    errors = []
+    assert len(rows) >= 40
+    assert set(WIDER_ROW_TOLERANCE) <= {row["label"] for row in rows}
+    errors, misses = [], []
     for row in rows:
         e = estimate(row["facts"])
-        errors.append(abs(e.peak_bytes / GiB - row["peak_gib"]) / row["peak_gib"])
-        assert e.peak_phase == row["phase"], row["label"]
-    assert len(rows) >= 40
-    assert statistics.median(errors) <= 0.10
-    assert max(errors) <= 0.25
+        error = abs(e.peak_bytes / GiB - row["peak_gib"]) / row["peak_gib"]
+        errors.append(error)
+        allowed = WIDER_ROW_TOLERANCE.get(row["label"], ROW_TOLERANCE)
+        if error > allowed or e.peak_phase != row["phase"]:
+            misses.append(
+                f"{row['label']}: {e.peak_bytes / GiB:.3f} GiB at {e.peak_phase}, measured {row['peak_gib']} GiB "
+                f"at {row['phase']} ({error:.2%} off, {allowed:.1%} allowed)"
+            )
+    assert not misses, "\n".join(misses)
+    assert statistics.median(errors) <= MEDIAN_TOLERANCE
 
 
 def test_full_finetune_peaks_at_end_of_backward_and_foreach_adds_a_copy():
