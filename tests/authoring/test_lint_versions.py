@@ -155,3 +155,20 @@ def test_kb024_reads_an_upgrade_remedys_version_change(lint_kb):
     assert [p.message for p in found] == [
         "changes transformers to 4.39.0, which mask-regression lists as affected (>=4.38.0,<4.40.0)"
     ], [p.render() for p in problems]
+
+
+def test_no_reference_points_at_a_moving_branch():
+    """Links to source and docs name a tag or a version, never main or master (they drift)."""
+    root = Path(__file__).parent.parent.parent / "knowledge"
+    moving = []
+    for path in sorted(root.rglob("*.yaml")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if "https://" in line and (
+                "/blob/main/" in line
+                or "/blob/master/" in line
+                or "/tree/main/" in line
+                or "/main/en/" in line
+                or "/docs/transformers/main/" in line
+            ):
+                moving.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    assert moving == [], "\n".join(moving)
