@@ -16,6 +16,12 @@ FIXTURE_KB = Path(__file__).parent / "fixtures" / "tui" / "knowledge"
 HF = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567"
 
 
+@pytest.fixture(autouse=True)
+def no_similar_reports(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests use small knowledge bases of their own: no corpus votes (or shows) in them."""
+    monkeypatch.setenv("TRIAGE_CORPUS", str(tmp_path_factory.mktemp("empty-corpus")))
+
+
 @pytest.fixture(scope="module")
 def fkb() -> KnowledgeBase:
     return load_checked(FIXTURE_KB)

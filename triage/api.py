@@ -36,6 +36,7 @@ from triage.pipeline import (
     what_if,
 )
 from triage.quantify import Memory
+from triage.similar import Index
 
 if TYPE_CHECKING:
     from triage.interview import Interview
@@ -90,11 +91,13 @@ def run(kb: KnowledgeBase, session: Session) -> Diagnosis:
     return analyse(kb, session).diagnosis
 
 
-def start_interview(kb: KnowledgeBase, inputs: Inputs, lang: str = "en") -> Interview:
-    """An interview that starts from what the user already gave."""
+def start_interview(
+    kb: KnowledgeBase, inputs: Inputs, lang: str = "en", similar: Index | None = None, exclude: Sequence[str] = ()
+) -> Interview:
+    """An interview that starts from what the user already gave (``similar``/``exclude``: see :func:`analyse`)."""
     from triage.interview import Interview
 
-    return Interview(kb, start=inputs, lang=lang)
+    return Interview(kb, start=inputs, lang=lang, similar=similar, exclude=exclude)
 
 
 __all__ = [

@@ -153,10 +153,13 @@ def _raw_records(files: list[Path]) -> list[Any]:
     return out
 
 
-@cache
 def load_corpus(directory: Path | None = None) -> tuple[Record, ...]:
     """Every record under ``directory`` (default :func:`default_corpus_dir`), deduplicated by URL, sorted."""
-    root = directory or default_corpus_dir()
+    return _load(directory or default_corpus_dir())
+
+
+@cache
+def _load(root: Path) -> tuple[Record, ...]:
     seen: dict[str, Record] = {}
     for record in parse_records(_raw_records(sorted(root.glob("*.yaml")))):
         seen.setdefault(record.url.lower(), record)

@@ -21,7 +21,7 @@ readers in :mod:`triage.ingest`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -36,7 +36,7 @@ from triage.pipeline import Inputs, analyse, read, scorer_for
 from triage.quantify import Memory, derive
 from triage.render.labels import fact_value as format_value
 from triage.render.strings import t
-from triage.similar import Neighbour
+from triage.similar import Index, Neighbour
 
 LANGS = ("en", "zh")
 #: Facts named in the one-line summary of what the readers took (the rest are counted).
@@ -181,8 +181,14 @@ class Interview:
         start: Taken | None = None,
         facts: Iterable[Fact] = (),
         lang: str = "en",
+        similar: Index | None = None,
+        exclude: Sequence[str] = (),
     ) -> None:
         self.kb = kb
+        self.similar = similar
+        """The solved reports that may vote (default: the bundled corpus)."""
+        self.exclude = tuple(exclude)
+        """Report URLs that never vote (a benchmark's own record)."""
         self.start = start or Taken()
         self.base_facts = FactSet().with_facts([*self.start.facts, *facts])
         self.lang = lang if lang in LANGS else "en"
@@ -241,7 +247,7 @@ class Interview:
     def _scorer_for(self, text: str) -> Scorer:
         """The scorer of ``text``: built once per text, as the text changes only with free-text turns."""
         if self._scorer is None or self._scorer_text != text:
-            self._scorer, self._neighbours = scorer_for(self.kb, text)
+            self._scorer, self._neighbours = scorer_for(self.kb, text, self.similar, self.exclude)
             self._scorer_text = text
         return self._scorer
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
+from pathlib import Path
 
-from triage.corpus import load_corpus
+from triage.corpus import default_corpus_dir, load_corpus
 from triage.engine.diagnose import Diagnosis, Session, diagnose
 from triage.engine.scoring import Item, Scorer, remedy_fixes
 from triage.estimate import (
@@ -134,10 +135,14 @@ class Analysis:
     similar: tuple[Neighbour, ...] = ()
 
 
-@cache
 def similar_index() -> Index | None:
-    """The index of the bundled corpus of solved reports (None when the corpus is absent)."""
-    records = load_corpus()
+    """The index of the corpus of solved reports (``$TRIAGE_CORPUS`` or the bundled one; None when it is empty)."""
+    return _index_of(default_corpus_dir())
+
+
+@cache
+def _index_of(root: Path) -> Index | None:
+    records = load_corpus(root)
     return Index([r for r in records if r.scope == "in"]) if records else None
 
 
@@ -183,7 +188,7 @@ def analyse(
     """
     if scorer is None:
         scorer, neighbours = scorer_for(kb, session.text, index, exclude)
-    session = replace(session, facts=derive(session.facts))
+    session = replace(session, facts=derive(session.facts).with_coarse(kb.facts))
     try:
         est: Estimate | None = estimate(session.facts)
         missing = None

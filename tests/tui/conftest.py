@@ -32,6 +32,12 @@ def fkb() -> KnowledgeBase:
     return load_checked(FIXTURE_KB)
 
 
+@pytest.fixture(autouse=True)
+def no_similar_reports(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The TUI tests drive the interview on a small fixture knowledge base: no corpus votes (or shows) in them."""
+    monkeypatch.setenv("TRIAGE_CORPUS", str(tmp_path_factory.mktemp("empty-corpus")))
+
+
 @pytest.fixture
 def build(fkb: KnowledgeBase, tmp_path: Path) -> Callable[..., TriageApp]:
     def factory(symptom: str | None = SYMPTOM, lang: str = "en") -> TriageApp:

@@ -95,7 +95,7 @@ def test_without_a_model_it_says_what_it_needs(fkb):
     [
         (int(11.3 * GIB), "saves 11.3 GiB", "节省 11.3 GiB"),
         (-GIB, "costs 1.0 GiB", "多用 1.0 GiB"),
-        (0, "saves ~0", "几乎无节省"),
+        (0, "saves ~0 on this run", "对本次训练几乎无节省"),
     ],
 )
 def test_saving_labels(saved, en, zh):

@@ -81,6 +81,11 @@ def evaluate(cond: Condition, facts: FactSet) -> Tri:
         if actual is None:
             return None
         try:
+            possible = facts.possible(cond.fact)
+            if possible:
+                # a coarse value ("training"): known only when every value it stands for agrees
+                agree = {_compare(cond.op, finer, cond.value) for finer in possible}
+                return agree.pop() if len(agree) == 1 else None
             return _compare(cond.op, actual, cond.value)
         except (TypeError, ValueError, FactError):
             return None

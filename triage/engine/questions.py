@@ -132,11 +132,15 @@ class QuestionPlanner:
         return Question(name, gain, spec.ease, tuple(values))
 
     def rank(self, facts: FactSet, scored: list[Scored], dist: Mapping[str, float], limit: int = 5) -> list[Question]:
-        """The best questions first; ties (to 0.001 bits) go to the easier one."""
+        """The best questions first: expected gain times ease (the chance a user can answer at all).
+
+        A question most users cannot answer gains nothing in expectation, however much its answer
+        would tell; ties (to 0.001 bits) go to the easier one.
+        """
         by_id = {s.cause.id: s for s in scored}
         names = sorted({n for s in scored if not s.excluded for n in s.unknown})
         found = [q for n in names if (q := self.gain(n, facts, by_id, dist)) is not None]
-        found.sort(key=lambda q: (-round(q.gain, 3), -q.ease, q.fact))
+        found.sort(key=lambda q: (-round(q.gain * q.ease, 3), -q.ease, q.fact))
         return found[:limit]
 
 

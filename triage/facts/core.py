@@ -66,6 +66,8 @@ class FactSet(Mapping[str, Fact]):
     """
 
     facts: Mapping[str, Fact] = field(default_factory=dict)
+    coarse: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    """Per fact, the coarse values and the finer values each stands for (from :attr:`FactSpec.implies`)."""
 
     def __getitem__(self, name: str) -> Fact:
         return self.facts[name]
@@ -75,6 +77,18 @@ class FactSet(Mapping[str, Fact]):
 
     def __len__(self) -> int:
         return len(self.facts)
+
+    def possible(self, name: str) -> frozenset[str] | None:
+        """The finer values a coarse value of ``name`` stands for, or None when its value is exact."""
+        value = self.value(name)
+        return None if value is None else self.coarse.get(name, {}).get(str(value))
+
+    def with_coarse(self, specs: Mapping[str, FactSpec]) -> FactSet:
+        """This set, knowing which values of ``specs`` are coarse."""
+        table = {
+            name: {k: frozenset(v) for k, v in spec.implies.items()} for name, spec in specs.items() if spec.implies
+        }
+        return replace(self, coarse=table)
 
     def value(self, name: str) -> Value | None:
         """The value of ``name``, or None when it is unknown."""

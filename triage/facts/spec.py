@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Strict(BaseModel):
@@ -71,6 +71,10 @@ class FactSpec(Strict):
     """The unit of numeric values (tokens, bytes, GiB...)."""
     values: list[str] | None = None
     """For enum facts: the allowed values."""
+    implies: dict[str, list[str]] | None = None
+    """For enum facts: coarse values that stand for one of several finer ones, for a user who cannot tell which
+    (phase ``training``: forward, backward or the optimizer step). A condition on a coarse value is true or false
+    only when it holds, or fails, for every value it stands for; otherwise it is unknown."""
     question: Text
     """The question the interview asks to learn this fact."""
     help: Text
@@ -83,6 +87,14 @@ class FactSpec(Strict):
     """The largest value a real run can have; larger ones are refused where they enter (a typo, or hostile input)."""
     default: FactDefault | None = None
     """The value the estimator takes when the user did not say (the library's own default)."""
+
+    @model_validator(mode="after")
+    def _coarse_values_are_values(self) -> FactSpec:
+        allowed = set(self.values or [])
+        for coarse, finer in (self.implies or {}).items():
+            if coarse not in allowed or not set(finer) <= allowed or coarse in finer:
+                raise ValueError(f"implies: {coarse!r} and what it stands for must be other values of {self.id}")
+        return self
 
 
 class FactDefault(Strict):

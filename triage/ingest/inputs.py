@@ -25,7 +25,7 @@ from triage.ingest.text import read_lines
 from triage.facts.spec import FactSpec, FactType
 
 #: The higher, the more believed.
-RANK = {"symptom": 0, "log": 1, "env": 2, "config": 3, "cli": 4, "answer": 4}
+RANK = {"symptom": 0, "log": 1, "env": 2, "config": 3, "cli": 4, "answer": 4, "case": 4}
 #: Cap of the text handed to text signals (symptoms first, then log excerpts).
 TEXT_LIMIT = 64 * 1024
 _SNIFF_BYTES = 1 << 20
@@ -108,6 +108,14 @@ class _Merger:
         kept, dropped = (fact, current) if wins else (current, fact)
         self.chosen[fact.name] = kept
         self.conflicts.append(Conflict(fact.name, kept, dropped))
+
+
+def _derive_trained_before_oom(chosen: dict[str, Fact]) -> None:
+    """The step it failed at says whether the run trained first (whatever input said the step)."""
+    step = chosen.get("oom_step")
+    if step is None or "trained_before_oom" in chosen or not isinstance(step.value, int):
+        return
+    chosen["trained_before_oom"] = Fact("trained_before_oom", step.value > 0, step.source)
 
 
 def _claim_stdin(path: str, used: list[bool]) -> None:
@@ -199,6 +207,7 @@ def gather(
 
     for fact in cli_facts:
         merger.add(fact)
+    _derive_trained_before_oom(merger.chosen)
 
     text = "\n".join(s for s in symptoms if s)
     for part in excerpts:

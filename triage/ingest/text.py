@@ -11,7 +11,6 @@ becomes a fact.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -348,6 +347,13 @@ _PHASES = (
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
     ("optimizer", r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)"),
     ("forward", r"\b(?:during|in)\s+(?:the\s+)?forward(?:\s+pass)?\b|前向传播"),
+    # last: training, without saying which part of the step
+    (
+        "training",
+        r"\b(?:during|while|when|in the middle of)\s+(?:the\s+)?(?:training|fine[- ]?tuning|finetuning)\b|"
+        r"\bwhile\s+(?:i\s+was\s+|i'm\s+|im\s+)?(?:training|fine[- ]?tuning)\b|"
+        r"训练(?:时|的时候|过程中|中途)|微调(?:时|的时候|过程中)",
+    ),
 )
 _PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _PHASES)
 
@@ -753,12 +759,6 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     out["trainer_type"] = Found(
                         "trainer_type", _TRAINERS[named.group(0).lower()], number, excerpt(named.group(0)), None
                     )
-    step = out.get("oom_step")
-    if step is not None and "trained_before_oom" not in out:
-        with contextlib.suppress(ValueError, TypeError):
-            out["trained_before_oom"] = Found(
-                "trained_before_oom", int(str(step.raw)) > 0, step.line, step.excerpt, "from the step it failed at"
-            )
     fixed.discard("resolved_by")
     if fixed:
         out["resolved_by"] = Found(
