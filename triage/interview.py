@@ -219,6 +219,12 @@ class Interview:
         return facts
 
     @property
+    def similar_reports(self) -> tuple[Neighbour, ...]:
+        """The solved public reports most like what the user wrote."""
+        self._scorer_for(self.text)
+        return self._neighbours
+
+    @property
     def skipped(self) -> frozenset[str]:
         """Facts the user said they don't know (and has not learnt since)."""
         known = self.facts

@@ -18,7 +18,7 @@ from typing import Any
 from triage.engine.diagnose import Diagnosis
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
-from triage.redact import redact
+from triage.render.outbound import for_file
 from triage.render.contract import to_dict
 from triage.render.labels import evidence_label, saving_label
 from triage.render.strings import t
@@ -256,7 +256,7 @@ def render_report(
             out += [_fence(text), ""]
         out += ["</details>", ""]
     report = "\n".join(out).rstrip() + "\n"
-    cleaned = redact(report)
+    cleaned = for_file(report)
     if cleaned != report:
         cleaned += f"\n_{_h('redacted', lang)}._\n"
     return cleaned

@@ -260,10 +260,11 @@ def converse(interview: Interview, stdin: TextIO, stdout: TextIO) -> None:
 
 def _converse(interview: Interview, lines: Lines, stdout: TextIO, *, echo: bool) -> None:
     from triage.interview import InterviewError, describe_taken
+    from triage.render.outbound import for_terminal
 
     def say(*out: str) -> None:
         for line in out:
-            stdout.write(line + "\n")
+            stdout.write(for_terminal(line) + "\n")
         stdout.flush()
 
     def note(n: int) -> None:
@@ -333,13 +334,15 @@ def write_report(interview: Interview, path: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from triage.render.contract import to_dict
+    from triage.render.outbound import for_terminal
     from triage.render.text import render_text
 
     if args.report is not None and args.report.exists():
         raise InputError(f"{args.report} exists; choose another --report file")
     _, interview = start_interview(args)
     converse(interview, sys.stdin, sys.stdout)
-    sys.stdout.write("\n" + render_text(to_dict(interview.kb, interview.diagnosis, memory=interview.memory)))
+    data = to_dict(interview.kb, interview.diagnosis, memory=interview.memory, similar=interview.similar_reports)
+    sys.stdout.write("\n" + for_terminal(render_text(data)))
     if args.report is not None:
         write_report(interview, args.report)
         sys.stdout.write(f"{_WORDS[interview.lang]['report']} {args.report}\n")

@@ -114,17 +114,18 @@ def run(args: argparse.Namespace) -> int:
     )
     analysis = api.analyse(kb, session)
     from triage.render.contract import to_dict
-    from triage.render.output import dumps, validated
+    from triage.render.outbound import for_terminal, json_text
+    from triage.render.output import validated
 
     data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory, similar=analysis.similar)
     if args.format == "json":
-        sys.stdout.write(dumps(validated(data)) + "\n")
+        sys.stdout.write(json_text(validated(data)) + "\n")
     elif args.format == "markdown":
         from triage.render.markdown import render_markdown
 
-        sys.stdout.write(render_markdown(data, symptom="\n".join(s for s in symptoms if s)))
+        sys.stdout.write(for_terminal(render_markdown(data, symptom="\n".join(s for s in symptoms if s))))
     else:
         from triage.render.text import render_text
 
-        sys.stdout.write(render_text(data))
+        sys.stdout.write(for_terminal(render_text(data)))
     return EXIT_OK

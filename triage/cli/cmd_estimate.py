@@ -9,7 +9,6 @@ axolotl, LLaMA-Factory, DeepSpeed, peft adapter or model config.json), then the 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -195,11 +194,12 @@ def run(args: argparse.Namespace) -> int:
             )
         return EXIT_OK
     from triage.render.estimate import estimate_json, render_estimate
+    from triage.render.outbound import for_terminal, json_text
 
     _kb, inputs = read_run(args)
     est = estimate_of(inputs)
     if args.format == "json":
-        sys.stdout.write(json.dumps(estimate_json(est, inputs), ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+        sys.stdout.write(json_text(estimate_json(est, inputs)) + "\n")
     else:
-        sys.stdout.write(render_estimate(est, inputs, args.lang))
+        sys.stdout.write(for_terminal(render_estimate(est, inputs, args.lang)))
     return EXIT_FAILED if est.fits is False else EXIT_OK

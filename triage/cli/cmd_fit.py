@@ -6,7 +6,6 @@ Exit codes: 0 a value fits, 1 nothing fits (not even 1), 2 usage, 3 bad input (e
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from triage.cli.cmd_estimate import add_run_arguments, read_run
@@ -35,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from triage import api
     from triage.render.estimate import fit_json, render_fit
+    from triage.render.outbound import for_terminal, json_text
 
     if not 0 <= args.headroom < 1:
         raise InputError("--headroom is a fraction in [0, 1), e.g. 0.05")
@@ -44,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
     except api.EstimateError as exc:
         raise InputError(str(exc).strip("'\"")) from None
     if args.format == "json":
-        out = json.dumps(fit_json(result, args.solve, inputs), ensure_ascii=False, indent=2, allow_nan=False)
-        sys.stdout.write(out + "\n")
+        sys.stdout.write(json_text(fit_json(result, args.solve, inputs)) + "\n")
     else:
-        sys.stdout.write(render_fit(result, args.solve, args.headroom, inputs, args.lang))
+        sys.stdout.write(for_terminal(render_fit(result, args.solve, args.headroom, inputs, args.lang)))
     return EXIT_OK if result.value is not None else EXIT_FAILED

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from triage.redact import redact
 from triage.render.labels import saving_label, similar_summary
 from triage.render.strings import t
 
@@ -135,7 +134,7 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
     if inputs.get("unknown_keys"):
         out.append(f"\n{t('unknown_keys', lang)}: " + ", ".join(f"`{k}`" for k in inputs["unknown_keys"]))
     if symptom is not None and symptom.strip():
-        text = redact(symptom.strip("\n"))
+        text = symptom.strip("\n")  # redacted with the rest at the door out (render/outbound.py)
         summary = _SYMPTOM.get(lang, _SYMPTOM["en"])
         out += ["", f"<details><summary>{summary}</summary>", "", _fenced(text, "symptom"), "", "</details>"]
     return "\n".join(out).rstrip() + "\n"
