@@ -18,9 +18,9 @@ from typing import Any
 from triage.engine.diagnose import Diagnosis
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
-from triage.render.outbound import for_file
 from triage.render.contract import to_dict
 from triage.render.labels import evidence_label, saving_label
+from triage.render.outbound import for_file
 from triage.render.strings import t
 
 

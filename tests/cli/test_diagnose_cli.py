@@ -162,3 +162,14 @@ def test_a_huge_symptom_file_is_refused_not_cut(tmp_path, capsys):
     big.write_text("x" * 1_000_001, encoding="utf-8")
     assert main(["diagnose", "--symptom-file", str(big)]) == 3
     assert "--log" in capsys.readouterr().err
+
+
+def test_a_serving_report_is_said_to_be_out_of_scope(capsys):
+    """An inference server is not answered with fine-tuning advice (a record of the corpus' dev split, abridged)."""
+    said = "python -m vllm.entrypoints.openai.api_server --max-model-len 65536, then CUDA out of memory"
+    assert main(["--symptom", said]) == 0
+    out = capsys.readouterr().out
+    flat = " ".join(out.split())
+    assert "does not cover" in flat and "What to change" not in flat and "gradient checkpointing" not in flat.lower()
+    assert main(["--symptom", said, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["evidence_state"] == "out_of_scope"

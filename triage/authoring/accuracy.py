@@ -61,7 +61,8 @@ def diagnose_record(kb: KnowledgeBase, record: Record, index: Index | None = Non
     session = api.build_session(kb, symptoms=[record.report], lang=record.lang)
     diagnosis = api.analyse(kb, session, index=index, exclude=[record.url]).diagnosis
     ranked = tuple((rc.id, rc.scored.cause.category.value) for rc in diagnosis.causes if not rc.scored.excluded)
-    return Outcome(record, ranked[:10], evidence_state(diagnosis) == "indicated")
+    state = evidence_state(diagnosis)
+    return Outcome(record, ranked[:10], state == "indicated", state == "out_of_scope")
 
 
 @dataclass(frozen=True)
@@ -122,8 +123,13 @@ def report(title: str, outcomes: Sequence[Outcome]) -> list[str]:
     out += [_row(name, s) for name, s in by(scoped, lambda o: o.record.source.split("/")[0] or "?").items()]
     outside = [o for o in outcomes if o.record.scope == "out"]
     if outside:
-        said = sum(1 for o in outside if not o.indicated)
-        out += ["", f"Out of scope (serving, image models): {len(outside)} records; no LLM cause indicated on {said}."]
+        said = sum(1 for o in outside if o.out_of_scope_said)
+        quiet = sum(1 for o in outside if not o.indicated)
+        out += [
+            "",
+            f"Out of scope (serving, image models): {len(outside)} records; triage said it does not cover them on "
+            f"{said}, and named no LLM cause on {quiet}.",
+        ]
     return [*out, ""]
 
 

@@ -551,6 +551,18 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"[\"']?\s*[:=]?\s*[\"']?(?P<m>full|lora|qlora|freeze)\b",
         lambda m: [("finetune_method", m.group("m").lower())],
     ),
+    # what triage does not cover: an inference server, an image model
+    (
+        r"\bvllm\s+serve\b|vllm\.entrypoints|openai\.api_server|\btext-generation-inference\b|\bTGI\b|"
+        r"\bswift\s+deploy\b|\bllamafactory-cli\s+api\b|\bapi_demo\.py\b|\bollama\b|\bllama\.?cpp\b|"
+        r"(?:部署|推理服务)(?:后|时|的时候)",
+        _simple("out_of_scope", "serving"),
+    ),
+    (
+        r"\bstable[ -]?diffusion\b|\bdiffusers\b|\bunet\b|\bcontrolnet\b|\bsdxl\b|\bcomfyui\b|\byolo(?:v\d+)?\b|"
+        r"\bresnet\d*\b|CUDNN_STATUS|文生图|扩散模型",
+        _simple("out_of_scope", "image_model"),
+    ),
     (r"\bWSL2?\b", _simple("os", "wsl")),
     (r"\bwindows\b", _simple("os", "windows")),
     (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),

@@ -204,6 +204,13 @@ def to_dict(
 
 
 def evidence_state(diagnosis: Diagnosis) -> str:
+    """``out_of_scope``, ``indicated`` or ``no_evidence``: see :func:`_evidence_state`."""
+    if diagnosis.session.facts.value("out_of_scope") is not None:
+        return "out_of_scope"
+    return _evidence_state(diagnosis)
+
+
+def _evidence_state(diagnosis: Diagnosis) -> str:
     """``indicated`` when something the user gave points at a cause; ``no_evidence`` when only the prior orders them.
 
     Similar solved reports alone do not make a diagnosis: they are shown, and they reorder causes

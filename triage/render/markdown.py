@@ -83,6 +83,10 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
         for myth in data["myths"]:
             out.append(f"> **{t('claim', lang)}:** {myth['claim']} — *{t(myth['verdict'], lang)}*")
             out += [">", f"> {myth['correction']}", ""]
+    scope = data["facts"].get("out_of_scope", {}).get("value")
+    if data.get("evidence_state") == "out_of_scope" and scope:
+        out += [t(f"out_of_scope_{scope}", lang), ""]
+        return "\n".join(out).rstrip() + "\n"
     out += [f"### {t('causes', lang)}", ""]
     if data.get("evidence_state") == "no_evidence":
         out += [t("no_evidence", lang), ""]

@@ -145,8 +145,10 @@ class Output(Model):
     schema_version: str = SCHEMA_VERSION
     triage_version: str
     lang: str
-    evidence_state: Literal["indicated", "no_evidence"] = "indicated"
-    """``no_evidence``: nothing the user gave points at any cause; the order of ``causes`` is only the prior."""
+    evidence_state: Literal["indicated", "no_evidence", "out_of_scope"] = "indicated"
+    """``no_evidence``: nothing the user gave points at any cause; the order of ``causes`` is only the prior.
+    ``out_of_scope``: the report is about an inference server or an image model, which triage does not cover;
+    the causes are listed for completeness only."""
     causes: list[CauseOut]
     ruled_out: list[RuledOut]
     remedies: list[RemedyOut]

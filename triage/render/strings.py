@@ -21,8 +21,26 @@ STRINGS: dict[str, dict[str, str]] = {
         "仅供参考，总体上最常见的原因（基础概率，不是诊断）：",
     },
     "similar": {"en": "Similar solved public reports", "zh": "相似的已解决公开报告"},
+    "out_of_scope_serving": {
+        "en": "This looks like serving a model (vLLM, TGI, an API server), which triage does not cover: it diagnoses "
+        "fine-tuning and evaluating LLMs. Generic checks: nvidia-smi for other processes on the GPU; the server's "
+        "memory share (vLLM --gpu-memory-utilization) and context length (--max-model-len); tensor parallelism "
+        "across GPUs; a quantized checkpoint.",
+        "zh": "这看起来是在部署推理服务（vLLM、TGI、API 服务），不在 triage 的范围内："
+        "triage 诊断的是大语言模型的微调和评估。通用检查：用 nvidia-smi 看显卡上是否有其他进程；"
+        "服务占用显存的比例（vLLM 的 --gpu-memory-utilization）和上下文长度（--max-model-len）；"
+        "多卡张量并行；量化的模型权重。",
+    },
+    "out_of_scope_image_model": {
+        "en": "This looks like an image model (diffusion, UNet, a CNN), which triage does not cover: it diagnoses "
+        "fine-tuning and evaluating LLMs. Generic checks: batch size and resolution, mixed precision, gradient "
+        "checkpointing, other processes on the GPU (nvidia-smi).",
+        "zh": "这看起来是图像模型（扩散模型、UNet、CNN），不在 triage 的范围内："
+        "triage 诊断的是大语言模型的微调和评估。"
+        "通用检查：batch size 和分辨率、混合精度、梯度检查点、显卡上的其他进程（nvidia-smi）。",
+    },
     "similar_summary": {
-        "en": "{n} similar public reports; {k} were resolved as {category}",
+        "en": "similar solved public reports: {n}; resolved as {category}: {k}",
         "zh": "{n} 篇相似的公开报告；其中 {k} 篇最终的原因是 {category}",
     },
     "similarity": {"en": "similarity", "zh": "相似度"},

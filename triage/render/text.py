@@ -98,6 +98,10 @@ def render_text(data: dict[str, Any]) -> str:
         out += _wrap(f"! {t('claim', lang)}: {myth['claim']}  [{t(myth['verdict'], lang)}]", "", "  ")
         out += _wrap(myth["correction"], "  ")
         out.append("")
+    scope = data["facts"].get("out_of_scope", {}).get("value")
+    if data.get("evidence_state") == "out_of_scope" and scope:
+        out += [*_wrap(t(f"out_of_scope_{scope}", lang), "", ""), ""]
+        return "\n".join(out).rstrip() + "\n"
     out.append(t("causes", lang))
     guessing = data.get("evidence_state") == "no_evidence"
     if guessing:
