@@ -14,7 +14,7 @@ from triage.cli import build_parser
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = REPO / ".github" / "workflows" / "ci.yml"
 CI_RUN = REPO / ".ci" / "run"
-TOOLS = {"pip", "triage", "pytest"}
+TOOLS = {"pip", "triage", "pytest", "lint-imports"}
 
 
 def commands(lines: list[str]) -> list[list[str]]:
@@ -39,9 +39,9 @@ def workflow() -> dict:
     return data
 
 
-def workflow_commands() -> list[list[str]]:
+def workflow_commands(job_id: str = "check") -> list[list[str]]:
     lines: list[str] = []
-    for job in workflow()["jobs"].values():
+    for job in [workflow()["jobs"][job_id]]:
         for step in job["steps"]:
             if "run" in step:
                 lines += step["run"].splitlines()
@@ -52,7 +52,7 @@ def test_workflow_is_valid_yaml_with_triggers_and_matrix():
     data = workflow()
     triggers = data.get("on", data.get(True))  # YAML 1.1 reads a bare `on` key as True
     assert "pull_request" in triggers and "push" in triggers
-    (job,) = data["jobs"].values()
+    job = data["jobs"]["check"]
     assert job["runs-on"] == "ubuntu-latest"
     assert job["strategy"]["matrix"]["python-version"] == ["3.11", "3.12", "3.13"]
     assert any(str(step.get("uses", "")).startswith("actions/setup-python") for step in job["steps"])
@@ -64,6 +64,15 @@ def test_workflow_runs_the_same_commands_as_ci_run():
     expected = commands(CI_RUN.read_text(encoding="utf-8").splitlines())
     assert expected, ".ci/run has no pip/triage/pytest commands"
     assert workflow_commands() == expected
+
+
+def test_a_job_runs_the_measure_tests_on_the_cpu_build_of_torch():
+    """``triage/measure`` needs torch, which the base install never pulls in: a job of its own runs it."""
+    words = workflow_commands("measure")
+    installs = [w for w in words if w[:2] == ["pip", "install"]]
+    assert any("torch==2.13.0" in w for w in installs)
+    assert any(any(".[measure" in x for x in w) for w in installs)
+    assert any(w[0] == "pytest" and any("tests/measure" in x for x in w) for w in words)
 
 
 def test_workflow_commands_exist_in_the_cli():

@@ -115,7 +115,7 @@ def test_a_bare_oom_is_not_answered_with_the_prior(capsys):
         (["--symptom", "x", "--fact", "noequals"], 3, "NAME=VALUE"),
         (["--symptom-file", "/nonexistent/file.txt"], 3, "cannot read /nonexistent/file.txt"),
         (["--symptom", "x", "--format", "yaml"], 2, "invalid choice"),
-        (["--symptom", "x", "--top", "0"], 3, "--top"),
+        (["--symptom", "x", "--top", "0"], 2, "--top"),
         (["--bogus"], 2, "unrecognized arguments"),
         (["explain", "no-such-thing"], 3, "no entity 'no-such-thing'"),
         (["kb", "test", "no-such-cause"], 3, "no cause"),

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     from triage import api
 
     if args.top < 1:
-        raise InputError("--top must be at least 1")
+        raise UsageError("--top must be at least 1")
     symptoms = list(args.symptom)
     symptoms += [_read_text(p) for p in args.symptom_file]
     if args.stdin == "-":
