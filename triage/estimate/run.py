@@ -18,6 +18,7 @@ from packaging.version import InvalidVersion, Version
 from triage.estimate.architecture import Architecture, find_architecture, nearest_by_params, with_dims
 from triage.estimate.defaults import DEFAULTS, default, given_or_default
 from triage.estimate.optimizers import optimizer_spec
+from triage.facts import Fact, FactError, parse_bool, parse_bytes
 from triage.hardware.gpus import Gpu, find_gpu, usable_bytes
 
 if TYPE_CHECKING:
@@ -129,64 +130,38 @@ def fact_values(facts: FactSet | Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in facts:
         item = facts[name]
-        # a triage.facts.Fact (duck-typed, so this module does not import the pydantic models)
-        out[name] = item.value if hasattr(item, "value") and hasattr(item, "source") else item
+        out[name] = item.value if isinstance(item, Fact) else item
     return out
 
 
-_TRUE = {"true", "yes", "y", "1", "on"}
-_FALSE = {"false", "no", "n", "0", "off", "none"}
-
-
 def as_bool(value: Any, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
+    """A yes/no value, read with the facts' one vocabulary (:func:`triage.facts.parse_bool`)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return bool(value)
-    low = str(value).strip().lower()
-    if low in _TRUE:
-        return True
-    if low in _FALSE:
-        return False
-    raise RunError(f"{name} must be true or false; got {value!r}")
+    flag = parse_bool(value)
+    if flag is None:
+        raise RunError(f"{name} must be true or false; got {value!r}")
+    return flag
 
 
 def as_int(value: Any, name: str, minimum: int = 0) -> int:
     try:
         number = int(float(str(value).replace(",", "").replace("_", "")))
-    except ValueError:
+    except (ValueError, OverflowError):
         raise RunError(f"{name} must be a whole number; got {value!r}") from None
     if number < minimum:
         raise RunError(f"{name} must be at least {minimum}; got {number}")
     return number
 
 
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
-_UNITS = {
-    "": 1,
-    "b": 1,
-    "kb": 1000,
-    "kib": 1024,
-    "k": 1024,
-    "mb": 1000**2,
-    "mib": 1024**2,
-    "m": 1024**2,
-    "gb": 1000**3,
-    "gib": 1024**3,
-    "g": 1024**3,
-    "tb": 1000**4,
-    "tib": 1024**4,
-}
-
-
 def as_bytes(value: Any, name: str) -> int:
-    """``"24GiB"``, ``"512MiB"``, ``2.5e9`` -> bytes (GB/MB are SI, G/GiB binary)."""
+    """``"24GiB"``, ``"512MiB"``, ``2.5e9`` -> bytes, parsed as facts are (:func:`triage.facts.parse_bytes`)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return int(value)
-    m = _SIZE.match(str(value))
-    if not m or m.group(2).lower() not in _UNITS:
-        raise RunError(f"{name} must be a size such as 24GiB; got {value!r}")
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    try:
+        return parse_bytes(str(value))
+    except FactError:
+        raise RunError(f"{name} must be a size such as 24GiB; got {value!r}") from None
 
 
 def as_dtype(value: Any) -> str | None:

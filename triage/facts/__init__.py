@@ -17,6 +17,7 @@ from triage.facts.values import (
     coerce,
     parse_bool,
     parse_bytes,
+    unit_bytes,
 )
 
 __all__ = [
@@ -39,4 +40,5 @@ __all__ = [
     "parse_assignment",
     "parse_bool",
     "parse_bytes",
+    "unit_bytes",
 ]

@@ -43,6 +43,8 @@ def parse_bool(raw: object) -> bool | None:
 _BYTE_UNITS = {
     "": 1,
     "b": 1,
+    "byte": 1,
+    "bytes": 1,
     "k": 1024,
     "kb": 1000,
     "kib": 1024,
@@ -57,6 +59,14 @@ _BYTE_UNITS = {
     "tib": 1024**4,
 }
 _BYTES_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
+
+
+def unit_bytes(unit: str) -> int:
+    """Bytes in one ``unit`` (``"GiB"`` -> 2**30, ``"GB"`` -> 10**9); raises FactError for an unknown unit."""
+    try:
+        return _BYTE_UNITS[unit.strip().lower()]
+    except KeyError:
+        raise FactError(f"unknown size unit {unit!r}; write e.g. GiB, MiB, GB or MB") from None
 
 
 def parse_bytes(text: str) -> int:

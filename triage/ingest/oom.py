@@ -22,20 +22,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from triage.facts import unit_bytes
 from triage.ingest.found import Found, excerpt
 from triage.ingest.logscan import Line
 
-_UNITS = {
-    "bytes": 1, "byte": 1, "b": 1,
-    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
-    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
-}  # fmt: skip
 SIZE = r"([0-9]+(?:\.[0-9]+)?)\s*(bytes|byte|KiB|MiB|GiB|TiB|KB|MB|GB|TB|B)\b"
 
 
 def size_bytes(value: str, unit: str) -> int:
     """``("20.00", "MiB")`` -> 20971520; torch prints binary units."""
-    return int(float(value) * _UNITS[unit.lower()])
+    return int(float(value) * unit_bytes(unit))
 
 
 #: Message signatures, most specific first: (regex, error_kind, label).
