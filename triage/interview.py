@@ -28,7 +28,7 @@ from typing import Literal
 from triage.engine.diagnose import Diagnosis, Session
 from triage.engine.questions import Question, QuestionPlanner, candidate_values, pending_veto, should_stop
 from triage.engine.scoring import Scorer
-from triage.facts import Fact, FactError, FactSet, Source, Value, coerce
+from triage.facts import FALSE_WORDS, TRUE_WORDS, Fact, FactError, FactSet, Source, Value, coerce
 from triage.ingest.errors import IngestError
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import FactSpec, FactType
@@ -57,8 +57,6 @@ _DONT_KNOW = {
     "不清楚",
     "不确定",
 }
-_YES_WORDS = ("yes", "yep", "yeah", "y", "true", "on", "enabled", "sure", "correct")
-_NO_WORDS = ("no", "nope", "n", "false", "off", "disabled", "not")
 #: Chinese answers have no spaces: these openings say yes or no ("没开", "开了").
 _NO_PREFIXES = ("没", "不", "未", "否", "关", "无")
 _YES_PREFIXES = ("是", "对", "开了", "开启了", "开着", "有", "已开")
@@ -126,9 +124,9 @@ def interpret(spec: FactSpec, text: str) -> Value | None:
     if spec.type is FactType.bool:
         head = low.replace(",", " ").replace("，", " ").split()
         first = head[0] if head else ""
-        if first in _NO_WORDS or low.startswith(_NO_PREFIXES):
+        if first in FALSE_WORDS or low.startswith(_NO_PREFIXES):
             return False
-        if first in _YES_WORDS or low.startswith(_YES_PREFIXES):
+        if first in TRUE_WORDS or low.startswith(_YES_PREFIXES):
             return True
         return None
     if spec.type is FactType.enum:

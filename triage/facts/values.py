@@ -22,8 +22,12 @@ class FactError(ValueError):
 
 
 #: The yes/no vocabulary, English and Chinese, for every boolean fact and answer.
-TRUE_WORDS = frozenset({"true", "yes", "y", "1", "on", "enabled", "是", "开", "开启", "有", "对"})
-FALSE_WORDS = frozenset({"false", "no", "n", "0", "off", "none", "disabled", "否", "关", "关闭", "没有", "无", "不"})
+TRUE_WORDS = frozenset(
+    {"true", "yes", "yep", "yeah", "y", "1", "on", "enabled", "sure", "correct", "是", "开", "开启", "有", "对"}
+)
+FALSE_WORDS = frozenset(
+    {"false", "no", "nope", "n", "0", "off", "none", "disabled", "not", "否", "关", "关闭", "没有", "无", "不"}
+)
 
 
 def parse_bool(raw: object) -> bool | None:
