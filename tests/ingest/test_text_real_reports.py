@@ -81,3 +81,20 @@ def test_the_phrases_above_come_from_the_development_split() -> None:
     dev = "\n".join(r.report for r in load_corpus() if r.split == "dev")
     for said in ("每次对话显存占用都会增加几百Mb", "跑了不到10个steps之后", "I want to continue pretraining Yi-34"):
         assert said in dev
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "memory in nvidia-smi keeps growing every step until it dies at step 1200",
+        "显存一点点涨上去，最后 OOM",
+    ],
+)
+def test_memory_growth_in_the_review_s_words(said: str) -> None:
+    """Phrasings from the outside review of the first version (../shared/reviews), not from the corpus."""
+    assert facts(said).get("memory_growth") == "growing"
+
+
+def test_evaluation_starting_is_the_evaluation_phase() -> None:
+    said = "training runs fine for the whole epoch but as soon as evaluation starts I get CUDA out of memory"
+    assert facts(said).get("phase") == "evaluation"

@@ -314,6 +314,8 @@ _PHASES = (
         r"\b(?:during|while|when|at|in|only in)\s+(?:the\s+|my\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
         r"prediction|predicting)\b|\b(?:validation|evaluation|eval)\s+(?:loop|step|phase|stage)\b|"
         r"\bduring\s+(?:trainer\.)?(?:predict|evaluate)\(\)|\bdo_predict\b|"
+        r"\b(?:as soon as|when|once|after)\s+(?:the\s+)?(?:evaluation|eval|validation)\s+(?:starts|begins|kicks in|runs)\b|"
+        r"开始(?:评估|验证|eval)|(?:评估|验证)一开始|"
         r"评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时|"
         r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)",
     ),
@@ -515,8 +517,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # memory that grows over time, in more of the ways people say it
     (
-        r"(?:显存|内存|memory|vram)[^。，,.;；]{0,10}(?:一直|不断|持续|逐渐|慢慢|无限|越来越)[^。，,.;；]{0,6}"
-        r"(?:涨|增|升|加|多|大|高)|"
+        r"(?:显存|内存|memory|vram)[^。，,.;；]{0,10}(?:一直|不断|持续|逐渐|慢慢|无限|越来越|一点点|一点一点|一步步)"
+        r"[^。，,.;；]{0,6}(?:涨|增|升|加|多|大|高)|"
+        r"\bmemory\b[^.;,]{0,30}\b(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|rising|going up)|"
+        r"\b(?:growing|increasing|climbing|rising)\s+(?:a\s+(?:bit|little)\s+|slowly\s+)?"
+        r"(?:every|each|with each|with every|per)\s+(?:step|iteration|batch|epoch)|"
         r"(?:每次|每轮|随着)(?:对话|提问|问答|推理|迭代|epoch)[^。，,.;；]{0,16}(?:增加|上涨|增长|变大|涨)|"
         r"\bmemory\s+(?:usage\s+)?(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|going up|rising)|"
         r"\b(?:memory|vram)\s+(?:usage\s+)?(?:grows|increases|climbs|creeps up)\b|"
