@@ -71,7 +71,7 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
         out += _wrap(f"{t('plan', lang)}: {steps} → {plan['device_total_after_gib']:.1f} GiB ({result})", "  ", "    ")
     elif plan and not mem["fits"]:
         out += _wrap(t("no_plan", lang), "  ", "    ")
-    for a in mem.get("assumptions", [])[:4]:
+    for a in mem.get("assumptions", []):  # every one: each can move the estimate
         out += _wrap(f"{t('assumed', lang)} {a['fact']} = {a['value']}: {a['reason']}", "  ", "    ")
     return [*out, ""]
 
