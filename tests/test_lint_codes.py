@@ -67,3 +67,29 @@ def test_cli_lint_exit_codes(lint_kb, capsys):
 def test_shipped_knowledge_base_lints_clean():
     _, problems = lint_dir()
     assert problems == [], "\n".join(p.render() for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("    if_true: 3.0\n", "    if_true: 1000\n"), ("prior: 0.1\n", "prior: 0.9999\n"), ("    weight: 2.0\n", "    weight: -50\n")],
+)
+def test_weights_and_priors_out_of_bounds_are_refused(lint_kb, old, new):
+    """A weight of 1000 or a prior of 0.9999 would decide every diagnosis on its own (bounds: ±6, 0.3)."""
+    root = lint_kb("KB025")
+    path = root / "causes" / "batch_size" / "big-batch.yaml"
+    text = path.read_text(encoding="utf-8").replace("'(a+)+b'", "'batch size (8|16|32)'")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    _, problems = lint_dir(root)
+    assert any(p.path == "causes/batch_size/big-batch.yaml" and p.code in {"KB000", "KB001"} for p in problems), [
+        p.render() for p in problems
+    ]
+
+
+def test_an_exponential_regex_is_refused_quickly(lint_kb):
+    import time
+
+    start = time.perf_counter()
+    _, problems = lint_dir(lint_kb("KB025"))
+    assert "KB025" in {p.code for p in problems}
+    assert time.perf_counter() - start < 10

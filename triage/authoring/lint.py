@@ -34,6 +34,9 @@ KB024     a version quoted in a myth's correction or a remedy's text (or a remed
           ``<package>_version`` change) contradicts the ``affects`` range of a cause it
           is linked to: it recommends, calls fixed or calls unchanged a release the
           cause lists as affected
+KB025     a regular expression that can take exponential time (a nested quantifier or an
+          ambiguous alternation under a repeat): one short input could hang every
+          diagnosis
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
@@ -72,6 +75,7 @@ from triage.kb.models import (
     Text,
 )
 from triage.kb.problems import Problem
+from triage.kb.regex_safety import unsafe_regex_reason
 from triage.kb.walk import leaves
 from triage.kb.yamlio import line_of
 
@@ -101,6 +105,7 @@ CODES: dict[str, str] = {
     "KB022": "' #' in an unquoted text value starts a YAML comment",
     "KB023": "version claim without a verified block",
     "KB024": "quoted version contradicts a linked cause's affects range",
+    "KB025": "regex can take exponential time (catastrophic backtracking)",
 }
 
 #: House style for titles (KB013).
@@ -209,6 +214,17 @@ class _Checker:
                 "KB005",
                 f"invalid regex {pattern!r}: {exc}",
                 "fix the pattern; test it with python -c 'import re; re.compile(...)'",
+            )
+            return
+        unsafe = unsafe_regex_reason(pattern, flags=re.IGNORECASE)  # the engine matches case-insensitively
+        if unsafe is not None:
+            self.add(
+                key,
+                loc,
+                "KB025",
+                f"regex {pattern!r} can backtrack exponentially: {unsafe}",
+                "make the repeats unambiguous: no quantifier directly inside another, no alternatives "
+                "that can match the same text under a repeat (use possessive ++ or atomic (?>...) groups)",
             )
 
     def specifier(self, key: str, loc: tuple[int | str, ...], text: str) -> None:

@@ -16,7 +16,11 @@ from pydantic import BeforeValidator, Field
 
 from triage.facts.spec import OPERATORS, FactDefault, FactSpec, FactType, Operator, Strict, Text
 
-__all__ = ["OPERATORS", "FactDefault", "FactSpec", "FactType", "Operator", "Strict", "Text"]
+#: Bounds of the graded values: a weight of 1000 or a prior of 0.9999 would decide every diagnosis alone.
+MAX_WEIGHT = 6.0
+MAX_PRIOR = 0.3
+
+__all__ = ["MAX_PRIOR", "MAX_WEIGHT", "OPERATORS", "FactDefault", "FactSpec", "FactType", "Operator", "Strict", "Text"]
 
 
 class Category(StrEnum):
@@ -154,10 +158,10 @@ class Evidence(Strict):
 
     test: Condition
     """The condition to evaluate over the facts."""
-    if_true: float = 0.0
-    """Log-odds added when the condition is true."""
-    if_false: float = 0.0
-    """Log-odds added when the condition is false."""
+    if_true: float = Field(default=0.0, ge=-MAX_WEIGHT, le=MAX_WEIGHT)
+    """Log-odds added when the condition is true (at most ±6: e^6 ≈ 400 times likelier)."""
+    if_false: float = Field(default=0.0, ge=-MAX_WEIGHT, le=MAX_WEIGHT)
+    """Log-odds added when the condition is false (at most ±6)."""
     veto: bool = False
     """When true, a false condition rules the cause out entirely."""
     label: Text | None = None
@@ -173,7 +177,7 @@ class Affects(Strict):
     """The affected versions as a PEP 440 specifier, e.g. '>=4.38.0,<4.39.0'."""
     fixed_in: str | None = None
     """The first release with the fix, if there is one."""
-    weight: float = 2.5
+    weight: float = Field(default=2.5, ge=0.0, le=MAX_WEIGHT)
     """Log-odds added when the user's version is in the range (a version outside it vetoes)."""
 
 
@@ -192,8 +196,8 @@ class Signal(Strict):
     """How the patterns match."""
     patterns: list[str] = Field(min_length=1)
     """Any one match is enough."""
-    weight: float
-    """Log-odds added once when any pattern matches."""
+    weight: float = Field(ge=-MAX_WEIGHT, le=MAX_WEIGHT)
+    """Log-odds added once when any pattern matches (at most ±6)."""
     lang: Literal["en", "zh", "any"] = "any"
     """The language of the patterns (documentation; matching is language-blind)."""
     label: str | None = None
@@ -230,8 +234,8 @@ class Cause(Strict):
     summary: Text
     """One or two sentences: what happens and why it costs memory."""
     explanation: Sections
-    prior: float = Field(gt=0.0, lt=1.0)
-    """Base rate among fine-tuning OOM reports, before any evidence."""
+    prior: float = Field(gt=0.0, le=MAX_PRIOR)
+    """Base rate among fine-tuning OOM reports, before any evidence (at most 0.3: no single cause is most OOMs)."""
     when: list[Evidence] = Field(default_factory=list)
     """Conditions over facts and the evidence each adds."""
     affects: list[Affects] = Field(default_factory=list)
