@@ -98,3 +98,24 @@ def test_memory_growth_in_the_review_s_words(said: str) -> None:
 def test_evaluation_starting_is_the_evaluation_phase() -> None:
     said = "training runs fine for the whole epoch but as soon as evaluation starts I get CUDA out of memory"
     assert facts(said).get("phase") == "evaluation"
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        ("training on 4xA100s", 4),  # the example
+        ("My hardware is 8 * A100 80GB and I used flash_attn", 8),
+        ("i only have 4 x 4090 cards, but i can not run internvl-v1-5", 4),
+        ("目前机器是有四张A100 40G显卡", 4),
+        ("V100-32G * 8", 8),
+        ("4块A100，160G的显存", 4),
+        ("I have two Tesla T4 GPUs, 16 GB / pic.", 2),
+    ],
+)
+def test_gpu_counts_beside_gpu_names(said: str, count: int) -> None:
+    assert facts(said).get("gpu_count") == count
+
+
+@pytest.mark.parametrize("said", ["on a single T4 with 16 GB", "a 3090 at step 4090", "batch 3090/10000"])
+def test_a_model_number_is_never_a_gpu_count(said: str) -> None:
+    assert facts(said).get("gpu_count") in (None, 1)

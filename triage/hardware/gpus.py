@@ -150,15 +150,29 @@ def gpu_presets() -> tuple[Gpu, ...]:
 
 
 @cache
+def _plural(match: str) -> str:
+    """``\\bA100\\b`` also matches "A100s" and "4xA100": people count cards ("on 4xA100s")."""
+    first = match.find(r"\b")
+    end = match.find(r"\b", first + 2) if first == 0 else -1
+    if end < 0:
+        return match
+    plural = "" if "super" in match.lower() else "s?"  # "4080s" is a 4080 SUPER, not several 4080s
+    return r"(?:(?<=\d[x×])|\b)" + match[2:end] + plural + match[end:]
+
+
 def _models() -> tuple[tuple[re.Pattern[str], tuple[Gpu, ...]], ...]:
     """(pattern, variants with the default first) per model, in the file's order."""
     groups: dict[str, list[Gpu]] = {}
     for gpu in gpu_presets():
         groups.setdefault(gpu.model, []).append(gpu)
+    plain = {model: re.compile(variants[0].match, _FLAGS) for model, variants in groups.items()}
     out = []
-    for variants in groups.values():
+    for model, variants in groups.items():
         variants.sort(key=lambda g: not g.default)
-        out.append((re.compile(variants[0].match, _FLAGS), tuple(variants)))
+        # no plural where "<model>s" names another card (L40S, a 4080 S)
+        taken = any(other != model and pat.fullmatch(f"{model}s") for other, pat in plain.items())
+        match = variants[0].match if taken else _plural(variants[0].match)
+        out.append((re.compile(match, _FLAGS), tuple(variants)))
     return tuple(out)
 
 

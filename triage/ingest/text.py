@@ -158,6 +158,9 @@ def _count(word: str) -> int | None:
         "two": 2,
         "three": 3,
         "four": 4,
+        "five": 5,
+        "six": 6,
+        "seven": 7,
         "eight": 8,
         "single": 1,
         "dual": 2,
@@ -168,6 +171,9 @@ def _count(word: str) -> int | None:
         "二": 2,
         "三": 3,
         "四": 4,
+        "五": 5,
+        "六": 6,
+        "七": 7,
         "八": 8,
     }
     return int(word) if word.isdigit() else words.get(word.lower())
@@ -456,10 +462,16 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?\b(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
         _params,
     ),
+    # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡";
+    # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4)
     (
-        r"(?:(?P<n>\d+|one|two|three|four|eight|single|dual)\s*(?:x\s*|×\s*)?(?:gpus|gpu|cards|\*\s*(?:"
-        + _GPU_NAMES
-        + r")))|(?P<n2>[单双两二三四八\d]+)\s*张?\s*(?:卡|显卡|gpu)",
+        r"(?<![\w.\-])(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s*(?:[x×*]\s*)?"
+        r"(?:nvidia\s+|tesla\s+|geforce\s+)?(?:" + _GPU_NAMES + r")"
+        r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ ]?\s*\d{2,3}\s*GB?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
+        r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s+"
+        r"(?:[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
+        r"|(?<![\d.])(?P<n2>[单双两二三四五六七八]|\d{1,3})\s*(?:张|块|个|台)?\s*(?:卡|显卡|gpu)"
+        r"|(?<![\d.])(?P<n4>[两二三四五六七八]|\d{1,3})\s*(?:张|块)\s*(?:" + _GPU_NAMES + r")",
         lambda m: _gpus_any(m),
     ),
     (
@@ -584,10 +596,10 @@ PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I)
 
 
 def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
-    raw = m.group("n") or m.group("n2")
+    raw = m.group("n") or m.group("n1") or m.group("n2") or m.group("n3") or m.group("n4")
     if raw is None:
         return []
-    count = _count(raw) if len(raw) == 1 or raw.isdigit() else None
+    count = _count(raw)
     return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
 
 
