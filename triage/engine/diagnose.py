@@ -17,7 +17,7 @@ from triage.engine.scoring import Scored, Scorer, probabilities, remedy_fixes, v
 from triage.engine.signals import Match, match_all
 from triage.facts import FactSet
 from triage.kb.loader import KnowledgeBase
-from triage.kb.models import Myth, Remedy
+from triage.kb.models import RELATIVE_CHANGES, Myth, Remedy
 
 #: Remedies are drawn from causes at least this probable (and always from the top one).
 REMEDY_FLOOR = 0.05
@@ -114,7 +114,26 @@ def _remedy_status(remedy: Remedy, facts: FactSet) -> tuple[bool | None, tuple[s
             blockers.append(pre.label.en if pre.label else "a prerequisite does not hold")
         elif truth is None and state is True:
             state = None
+    already = _already_has(remedy, facts)
+    if already:
+        state = False
+        blockers.append(f"your run already has {already}")
     return state, tuple(blockers)
+
+
+def _already_has(remedy: Remedy, facts: FactSet) -> str | None:
+    """``"zero_stage=3"`` when every change the remedy makes is already the run's setting (nothing to gain)."""
+    if not remedy.changes:
+        return None
+    said = []
+    for name, value in remedy.changes.items():
+        have = facts.value(name)
+        if have is None or (isinstance(value, str) and value in RELATIVE_CHANGES.get(name, frozenset())):
+            return None
+        if str(have).lower() != str(value).lower():
+            return None
+        said.append(f"{name}={have}")
+    return ", ".join(said)
 
 
 #: Cost levels as a penalty on a remedy's value.
