@@ -69,21 +69,9 @@ def parse_facts(kb: KnowledgeBase, assignments: Iterable[str]) -> list[Fact]:
     return out
 
 
-def build_session(
-    kb: KnowledgeBase,
-    *,
-    symptoms: Iterable[str] = (),
-    logs: Sequence[str] = (),
-    envs: Sequence[str] = (),
-    configs: Sequence[str] = (),
-    inputs: Sequence[str] = (),
-    facts: Iterable[Fact] = (),
-    lang: str = "en",
-) -> Session:
-    """:func:`read` then :meth:`Inputs.session`: the session for a diagnosis."""
-    return read(kb, symptoms=symptoms, logs=logs, envs=envs, configs=configs, inputs=inputs, facts=facts).session(
-        lang
-    )
+def build_session(kb: KnowledgeBase, *, lang: str = "en", **inputs: Any) -> Session:
+    """:func:`read` (same keyword arguments) then :meth:`Inputs.session`: the session for a diagnosis."""
+    return read(kb, **inputs).session(lang)
 
 
 def run(kb: KnowledgeBase, session: Session) -> Diagnosis:
