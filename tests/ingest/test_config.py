@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.ingest.config import read_config
+from triage.ingest.config import parse_config_text, read_config
 from triage.ingest.errors import IngestError
 
 
@@ -139,3 +140,63 @@ def test_eval_accumulation_steps_null_means_never_offloaded():
 
     reading = read_config('{"per_device_eval_batch_size": 8, "eval_accumulation_steps": null}', "args.json")
     assert ("eval_accumulation_steps", 0) in [(f.name, f.raw) for f in reading.found]
+
+
+# -- hostile configs: depth, aliases, size ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 10_000 + "]" * 10_000,
+        '{"a":' * 10_000 + "1" + "}" * 10_000,
+        "a: " + "[" * 10_000 + "]" * 10_000,
+        "a: " + "{b: " * 10_000 + "1" + "}" * 10_000,
+        "[" * 10_000,
+        "".join(" " * i + f"k{i}:\n" for i in range(200)) + " " * 200 + "x: 1\n",
+    ],
+    ids=["json-list", "json-map", "yaml-flow", "yaml-flow-map", "json-unclosed", "yaml-block"],
+)
+def test_deep_configs_are_refused_in_one_line_quickly(text):
+    start = time.perf_counter()
+    with pytest.raises(IngestError, match="nested more than 64 levels") as info:
+        read_config(text, "deep.json")
+    assert time.perf_counter() - start < 2
+    assert "\n" not in str(info.value)
+
+
+def test_sixty_four_levels_are_fine():
+    text = '{"a":' * 64 + "1" + "}" * 64
+    assert read_config(text, "ok.json").kind == "generic"
+
+
+def test_alias_bombs_and_recursive_aliases_are_refused():
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{b}: &{b} [{', '.join(['*' + a] * 9)}]\n" for a, b in zip("abcdef", "bcdefg", strict=True)
+    )
+    start = time.perf_counter()
+    with pytest.raises(IngestError, match="expands to more than"):
+        read_config(laughs, "laughs.yaml")
+    assert time.perf_counter() - start < 2
+    with pytest.raises(IngestError, match="contains itself"):
+        read_config("lora_target_modules: &loop [q_proj, *loop]\n", "loop.yaml")
+
+
+def test_brackets_inside_strings_do_not_count():
+    deep_text = "[" * 200
+    data = parse_config_text(f'{{"note": "{deep_text}", "x": \'{deep_text}\'}}', "s.json")
+    assert data["note"] == deep_text
+    assert parse_config_text(f"note: it's fine\nx: '{deep_text}'\n", "s.yaml")["x"] == deep_text
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+        max_leaves=30,
+    )
+)
+def test_shape_check_accepts_every_ordinary_value(value):
+    text = json.dumps({"x": value})
+    assert parse_config_text(text, "v.json") == json.loads(text)

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,34 @@ def test_text_is_capped(specs, tmp_path):
             )
     g = gather(specs, symptoms=["x" * 70_000], logs=[str(big)])
     assert len(g.text) <= 64 * 1024
+
+
+# -- hostile inputs ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_input_on_a_named_pipe_is_sniffed_and_read_from_one_open(specs, tmp_path):
+    """The review's L7: the sniffer used to drain the pipe, and the reader then waited for ever."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    text = b"torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    writer = threading.Thread(target=lambda: fifo.write_bytes(text))
+    writer.start()
+    g = gather(specs, inputs=[str(fifo)])
+    writer.join(5)
+    assert g.read_as == [(str(fifo), "log")]
+    assert by_name(g)["oom_requested_bytes"].value == 2 * GiB
+
+
+def test_input_that_is_a_hostile_config_gets_the_config_refusal(specs, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 10_000 + "]" * 10_000)
+    with pytest.raises(IngestError, match="nested more than 64 levels"):
+        gather(specs, inputs=[str(path)])
+
+
+def test_input_on_a_device_is_refused(specs):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    with pytest.raises(IngestError, match="it is a device"):
+        gather(specs, inputs=["/dev/zero"])

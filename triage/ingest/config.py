@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 import yaml
@@ -804,29 +806,107 @@ class ConfigReading:
     notes: list[str] = field(default_factory=list)
 
 
+#: Deeper than this is not a config anyone writes (DeepSpeed's nest 3 or 4 levels).
+MAX_DEPTH = 64
+#: More values than this, counting every use of a YAML alias, is not a config either.
+MAX_VALUES = 200_000
+
+
+class ConfigShapeError(IngestError):
+    """A config that parses but is too deep, too big once aliases expand, or contains itself."""
+
+
+def _check_shape(data: Any, path: str) -> None:
+    """Refuse data nested too deeply, expanding to too many values (YAML aliases), or containing itself.
+
+    Iterative, and each distinct container is visited once, so a billion-laughs file or a
+    10,000-deep list costs time linear in what was parsed, not in what it expands to.
+    """
+    if not isinstance(data, (dict, list)):
+        return
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Any, int, bool]] = [(data, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        key = id(node)
+        children = list(node.keys()) + list(node.values()) if isinstance(node, dict) else node
+        if done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes.get(id(c), 1) for c in children if isinstance(c, (dict, list)))
+            sizes[key] += sum(1 for c in children if not isinstance(c, (dict, list)))
+            if sizes[key] > MAX_VALUES:
+                raise ConfigShapeError(f"{path}: expands to more than {MAX_VALUES:,} values; that is not a config file")
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise ConfigShapeError(
+                f"{path}: a value contains itself (a recursive YAML alias); that is not a config file"
+            )
+        if depth > MAX_DEPTH:
+            raise ConfigShapeError(f"{path}: nested more than {MAX_DEPTH} levels deep; that is not a config file")
+        on_path.add(key)
+        stack.append((node, depth, True))
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if id(child) in on_path:
+                    raise ConfigShapeError(
+                        f"{path}: a value contains itself (a recursive YAML alias); that is not a config file"
+                    )
+                stack.append((child, depth + 1, False))
+
+
+_QUOTED = re.compile(r"\"(?:[^\"\\\n]++|\\.)*+\"?|'[^'\n]*+'?")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+_OPENERS = re.compile(rf"[\[{{]{{{MAX_DEPTH + 1}}}")
+_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")  # +1 and -1 as signed bytes
+
+
+def _too_deep(text: str) -> bool:
+    """Whether brackets outside quoted strings nest more than MAX_DEPTH levels, in linear time.
+
+    Checked before YAML parsing, because PyYAML's scanner slows down with every open flow
+    level (10,000 levels: seconds) and both parsers recurse. Quoted strings end at the line's
+    end here, so an apostrophe inside a plain YAML value hides at most the rest of its line.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    brackets = _NOT_BRACKET.sub("", _QUOTED.sub("", text))
+    if _OPENERS.search(brackets):
+        return True
+    steps = array("b", brackets.encode("ascii").translate(_STEP))
+    return max(accumulate(steps), default=0) > MAX_DEPTH
+
+
 def parse_config_text(text: str, path: str = "config") -> Any:
-    """JSON or YAML (safe loader) -> data; bad syntax -> :class:`IngestError` in one line."""
+    """JSON or YAML (safe loader) -> data; bad syntax, too deep or too big -> :class:`IngestError` in one line."""
     stripped = text.lstrip("\ufeff").strip()
     if not stripped:
         raise IngestError(f"{path} is empty")
-    if stripped[0] in "{[":
-        try:
-            return json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            json_error = f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})"
-        else:  # pragma: no cover - unreachable
-            json_error = ""
-    else:
-        json_error = ""
+    json_error = ""
     try:
-        return yaml.safe_load(stripped)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise IngestError(json_error or f"{path}: not valid YAML ({problem}{where})") from None
+        if stripped[0] in "{[":
+            try:
+                data = json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                json_error = f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})"
+            else:
+                _check_shape(data, path)
+                return data
+        if _too_deep(stripped):
+            raise ConfigShapeError(f"{path}: nested more than {MAX_DEPTH} levels deep; that is not a config file")
+        try:
+            data = yaml.safe_load(stripped)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or "syntax error"
+            raise IngestError(json_error or f"{path}: not valid YAML ({problem}{where})") from None
     except RecursionError:
-        raise IngestError(f"{path}: nested too deeply to be a config") from None
+        raise ConfigShapeError(f"{path}: nested more than {MAX_DEPTH} levels deep; that is not a config file") from None
+    _check_shape(data, path)
+    return data
 
 
 def detect_kind(data: Mapping[str, Any]) -> str:

@@ -42,7 +42,7 @@ _COLLECT_GPUS = re.compile(r"^GPU models and configuration\s*:\s*(.*)$")
 _COLLECT_GPU = re.compile(r"^GPU (\d+)\s*:\s*(.+)$")
 _SMI_HEADER = re.compile(r"NVIDIA-SMI\s+[\d.]+")
 _SMI_GPU = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|")
-_SMI_MEMORY = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+_SMI_MEMORY = re.compile(r"(?<!\d)(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
 _SMI_PROCESS = re.compile(
     r"^\|\s+(\d+)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d+)\s+(C\+G|M\+C|C|G|M)\s+(.+?)\s+(\d+)\s*MiB\s*\|"
 )

@@ -10,19 +10,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from packaging.version import InvalidVersion, Version
 
 from triage.facts import Fact
+from triage.facts.spec import FactSpec, FactType
 from triage.ingest.config import read_config
 from triage.ingest.env import read_env
 from triage.ingest.errors import IngestError
 from triage.ingest.found import Found, to_facts
-from triage.ingest.lines import iter_file_lines, iter_text_lines, read_small
+from triage.ingest.lines import iter_file_lines, iter_text_lines, open_sample, read_small
 from triage.ingest.log import read_log_lines
 from triage.ingest.sniff import sniff
 from triage.ingest.text import read_lines
-from triage.facts.spec import FactSpec, FactType
 
 #: The higher, the more believed.
 RANK = {"symptom": 0, "log": 1, "env": 2, "config": 3, "cli": 4, "answer": 4, "case": 4}
@@ -125,17 +126,14 @@ def _claim_stdin(path: str, used: list[bool]) -> None:
         used[0] = True
 
 
-def _sniff_file(path: str) -> str:
+def _sniff_file(path: str) -> tuple[str, BinaryIO | None]:
+    """The kind of ``path``, and for a pipe (read only once) the stream its reader must use."""
     if path == "-":
         peek = getattr(sys.stdin.buffer, "peek", None)
         sample = peek(_SNIFF_BYTES)[:_SNIFF_BYTES] if peek is not None else b""
-        return sniff(sample.decode("utf-8", errors="replace"), "-")
-    try:
-        with open(path, "rb") as fh:
-            sample = fh.read(_SNIFF_BYTES)
-    except OSError as exc:
-        raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return sniff(sample.decode("utf-8", errors="replace"), path)
+        return sniff(sample.decode("utf-8", errors="replace"), "-"), None
+    sample, stream = open_sample(path, _SNIFF_BYTES)
+    return sniff(sample.decode("utf-8", errors="replace"), path), stream
 
 
 def gather(
@@ -170,16 +168,17 @@ def gather(
         take(read_lines(iter_text_lines(text)), "symptom", None)
         take([f for f in read_env(iter_text_lines(text)) if f.name != "other_process_bytes"], "symptom", None)
 
-    jobs = [(p, "log") for p in logs] + [(p, "env") for p in envs] + [(p, "config") for p in configs]
+    jobs: list[tuple[str, str, BinaryIO | None]] = [(p, "log", None) for p in logs]
+    jobs += [(p, "env", None) for p in envs] + [(p, "config", None) for p in configs]
     for path in inputs:
         _claim_stdin(path, stdin_used)
         stdin_used[0] = False  # claimed again below, once
-        jobs.append((path, _sniff_file(path)))
-    for path, kind in sorted(jobs, key=lambda job: RANK[job[1]]):
+        jobs.append((path, *_sniff_file(path)))
+    for path, kind, stream in sorted(jobs, key=lambda job: RANK[job[1]]):
         _claim_stdin(path, stdin_used)
         name = "<stdin>" if path == "-" else path
         if kind == "log":
-            reading = read_log_lines(iter_file_lines(path))
+            reading = read_log_lines(iter_file_lines(path, stream))
             take(reading.found, "log", name)
             take(
                 read_lines(
@@ -193,13 +192,13 @@ def gather(
             if reading.digest.lines_read == 0:
                 notes.append(f"{name}: empty")
         elif kind == "env":
-            found = read_env(iter_file_lines(path))
+            found = read_env(iter_file_lines(path, stream))
             take(found, "env", name)
             read_as.append((name, "env"))
             if not found:
                 notes.append(f"{name}: no versions, GPUs or platform found in this environment report")
         else:
-            config = read_config(read_small(path), name)
+            config = read_config(read_small(path, binary=stream), name)
             take(config.found, "config", name)
             unknown.extend((name, key) for key in config.unknown_keys)
             notes.extend(config.notes)

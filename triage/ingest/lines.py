@@ -14,7 +14,11 @@ skip most of a chunk without looking at each segment.
 from __future__ import annotations
 
 import codecs
+import io
+import os
 import re
+import select
+import stat
 import sys
 from collections.abc import Iterator
 from typing import BinaryIO
@@ -25,6 +29,12 @@ from triage.ingest.errors import IngestError
 MAX_LINE = 16_384
 _SAMPLE = 1 << 16
 
+#: A run of spaces and tabs longer than this is cut to this many spaces: no reader needs more to tell
+#: columns apart, and patterns with several ``\s*`` in a row then cannot take time that grows with
+#: the run (a 16,000-space line was cubic in the memory-figure pattern).
+MAX_BLANKS = 16
+_LONG_BLANKS = re.compile(rf"[ \t]{{{MAX_BLANKS + 1},}}")
+_BLANKS = " " * MAX_BLANKS
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _RANK_PREFIX = re.compile(r"^\[(?:rank|default)\d+\]:\s?")
@@ -35,6 +45,7 @@ def clean(segment: str) -> str:
     if "\x1b" in segment:
         segment = _ANSI.sub("", segment)
     segment = _CONTROL.sub("", segment)
+    segment = _LONG_BLANKS.sub(_BLANKS, segment)
     if segment.startswith("["):
         segment = _RANK_PREFIX.sub("", segment)
     return segment.rstrip()
@@ -134,7 +145,7 @@ def _iter_blocks(binary: BinaryIO, encoding: str) -> Iterator[list[tuple[int, st
             if max(map(len, lines)) < MAX_LINE:
                 if "\x1b" in complete:
                     complete = _ANSI_LINES.sub("", complete)
-                lines = _CONTROL.sub("", complete).split("\n")
+                lines = _LONG_BLANKS.sub(_BLANKS, _CONTROL.sub("", complete)).split("\n")
                 append = out.append
                 for line in lines:
                     number += 1
@@ -186,16 +197,112 @@ def _segments(number: int, line: str) -> Iterator[tuple[int, str]]:
         yield number, segment
 
 
+#: How long a named pipe may stay silent before anything arrives on it.
+PIPE_WAIT_SECONDS = 30.0
+
+
+def _open_pipe(path: str) -> BinaryIO:
+    """A named pipe (or ``<(command)``), opened without blocking, once something arrives on it.
+
+    Opening a FIFO for reading blocks until a writer opens it, for ever if none does; here the
+    open returns at once and the first byte (or the writer's end) is awaited for at most
+    :data:`PIPE_WAIT_SECONDS`. After that the pipe is read like a file, to its end.
+    """
+    if not hasattr(select, "poll") or not hasattr(os, "O_NONBLOCK"):  # pragma: no cover - not POSIX
+        return open(path, "rb", buffering=_SAMPLE)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        if not poller.poll(int(PIPE_WAIT_SECONDS * 1000)):
+            raise IngestError(
+                f"cannot read {path}: nothing arrived on this named pipe in {PIPE_WAIT_SECONDS:g} s "
+                "(is anything writing to it?)"
+            )
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=_SAMPLE)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def open_binary(path: str) -> BinaryIO:
-    """Open ``path`` ('-' is standard input) for reading bytes, or raise :class:`IngestError`."""
+    """Open ``path`` ('-' is standard input) for reading bytes, or raise :class:`IngestError`.
+
+    Only regular files, named pipes and ``/dev/null`` are read: a device (``/dev/zero``, a
+    terminal) would never end, a directory or a socket is not text. A pipe is awaited for at
+    most :data:`PIPE_WAIT_SECONDS`.
+    """
     if path == "-":
         return sys.stdin.buffer
     try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise IngestError(f"cannot read {path}: it is a directory")
+        if stat.S_ISFIFO(mode):
+            return _open_pipe(path)
+        if not stat.S_ISREG(mode) and not _is_devnull(path):
+            what = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+            raise IngestError(f"cannot read {path}: it is {what}; give a file, or pipe the text to `-`")
         return open(path, "rb", buffering=_SAMPLE)
     except IsADirectoryError:
         raise IngestError(f"cannot read {path}: it is a directory") from None
     except OSError as exc:
         raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _is_devnull(path: str) -> bool:
+    try:
+        return os.path.samefile(path, os.devnull)
+    except OSError:
+        return False
+
+
+class _Rejoined(io.RawIOBase):
+    """Bytes already read from a stream, then the rest of the stream: a pipe read once, sniffed first."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = memoryview(head)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._rest.close()
+        super().close()
+
+
+def open_sample(path: str, size: int) -> tuple[bytes, BinaryIO | None]:
+    """The first ``size`` bytes of ``path`` to tell its kind, and, for a pipe, the stream to read it from.
+
+    A regular file is sampled and closed (its reader opens it again); a named pipe can be read
+    only once, so its stream comes back with the sample put in front of the rest.
+    """
+    binary = open_binary(path)
+    try:
+        sample = binary.read(size)
+    except OSError as exc:
+        binary.close()
+        raise IngestError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(binary.fileno()).st_mode)
+    except (OSError, ValueError):
+        regular = False
+    if regular:
+        binary.close()
+        return sample, None
+    return sample, io.BufferedReader(_Rejoined(sample, binary), buffer_size=_SAMPLE)
 
 
 class FileLines(Iterator[tuple[int, str]]):
@@ -205,9 +312,9 @@ class FileLines(Iterator[tuple[int, str]]):
     calls :meth:`blocks` instead. Either way the file is read once and closed at the end.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, binary: BinaryIO | None = None) -> None:
         self.path = path
-        self._blocks = _iter_file_blocks(path)
+        self._blocks = _iter_file_blocks(path, binary)
         self._pairs: Iterator[tuple[int, str]] | None = None
 
     def blocks(self) -> Iterator[list[tuple[int, str]]]:
@@ -223,8 +330,8 @@ class FileLines(Iterator[tuple[int, str]]):
         return next(self._pairs)
 
 
-def _iter_file_blocks(path: str) -> Iterator[list[tuple[int, str]]]:
-    binary = open_binary(path)
+def _iter_file_blocks(path: str, opened: BinaryIO | None = None) -> Iterator[list[tuple[int, str]]]:
+    binary = opened if opened is not None else open_binary(path)
     try:
         try:
             peek = getattr(binary, "peek", None)
@@ -241,14 +348,17 @@ def _iter_file_blocks(path: str) -> Iterator[list[tuple[int, str]]]:
             binary.close()
 
 
-def iter_file_lines(path: str) -> FileLines:
-    """(line number, segment) for a file or '-' (standard input), streamed in bounded memory."""
-    return FileLines(path)
+def iter_file_lines(path: str, binary: BinaryIO | None = None) -> FileLines:
+    """(line number, segment) for a file or '-' (standard input), streamed in bounded memory.
+
+    ``binary`` is a stream already opened on ``path`` (a pipe that was sniffed, see :func:`open_sample`).
+    """
+    return FileLines(path, binary)
 
 
-def read_small(path: str, limit: int = 8 * 1024 * 1024) -> str:
+def read_small(path: str, limit: int = 8 * 1024 * 1024, binary: BinaryIO | None = None) -> str:
     """The whole text of a small file (a config), decoded like the logs; too big -> IngestError."""
-    binary = open_binary(path)
+    binary = binary if binary is not None else open_binary(path)
     try:
         try:
             data = binary.read(limit + 1)

@@ -89,7 +89,7 @@ _TRIGGER_WORDS = ("rror", "emory", "Killed", "xit", "SIG", "raceback", "kill", "
 TRIGGER = re.compile(
     r"Traceback \(most recent call last\)|(?:CUDA|HIP|XPU|MPS backend) out of memory|OutOfMemoryError"
     r"|CUBLAS_STATUS_ALLOC_FAILED|DefaultCPUAllocator|No executable batch size|oom[-_]kill|OOMKilled"
-    r"|Out of memory|out of memory|^\s*Killed\b|\bKilled\s+(?:process|python)|\d+\s+Killed\b"
+    r"|Out of memory|out of memory|^\s*Killed\b|\bKilled\s+(?:process|python)|(?<!\d)\d+\s+Killed\b"
     r"|exit\s?code\s*[:=]?\s*-?(?:9|137)\b|exit status:?\s*(?:-9|137)\b|return\s?code\s*[:=]?\s*-9\b"
     r"|SIGKILL|MemoryError|^\w*(?:Error|Exception)\b"
 )
@@ -115,7 +115,7 @@ MEMORY = (
     re.compile(r"(显存(?:占用|使用)?)\s*[:：=]?\s*" + _SIZE + r"\s*([GM]i?B|[GM])", re.IGNORECASE),
 )
 CLUE = re.compile(
-    r"\*{3,}\s*Running (?:Evaluation|Prediction|training)\s*\*{3,}|Saving model checkpoint|Saving checkpoint"
+    r"(?<!\*)\*{3,}\s*Running (?:Evaluation|Prediction|training)\s*\*{3,}|Saving model checkpoint|Saving checkpoint"
     r"|Loading checkpoint shards|merge_and_unload|Merging (?:LoRA|lora|adapter)|Loading (?:model|base model|weights)"
     r"|\bEvaluating\b|\bevaluation\b|\bGenerating\b",
     re.IGNORECASE,

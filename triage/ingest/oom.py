@@ -26,7 +26,7 @@ from triage.facts import unit_bytes
 from triage.ingest.found import Found, excerpt
 from triage.ingest.logscan import Line
 
-SIZE = r"([0-9]+(?:\.[0-9]+)?)\s*(bytes|byte|KiB|MiB|GiB|TiB|KB|MB|GB|TB|B)\b"
+SIZE = r"(?<![0-9])([0-9]+(?:\.[0-9]+)?)\s*(bytes|byte|KiB|MiB|GiB|TiB|KB|MB|GB|TB|B)\b"
 
 
 def size_bytes(value: str, unit: str) -> int:
@@ -63,7 +63,7 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "host_oom",
         "sigkill",
     ),
-    (re.compile(r"^\s*Killed\s*$|^\s*Killed\s+\S|\d+\s+Killed\s+\S|: Killed$"), "host_oom", "killed"),
+    (re.compile(r"^\s*Killed\s*$|^\s*Killed\s+\S|(?<!\d)\d+\s+Killed\s+\S|: Killed$"), "host_oom", "killed"),
 )
 
 _TAKE_LINES = 8

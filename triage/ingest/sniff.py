@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from triage.ingest.config import detect_kind, parse_config_text
+from triage.ingest.config import ConfigShapeError, detect_kind, parse_config_text
 from triage.ingest.errors import IngestError
 
 _ENV_MARKERS = re.compile(
@@ -13,9 +13,11 @@ _ENV_MARKERS = re.compile(
     r"|^Versions of relevant libraries:",
     re.MULTILINE | re.IGNORECASE,
 )
-_PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:==|\s{2,})[0-9][^\s]*\s*$", re.MULTILINE)
+#: ``name==1.2`` or ``name  1.2`` (pip freeze, pip list); possessive, so a long blank run is read once.
+_PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*+(?:\s*+==|\s{2,}+)[0-9]\S*+\s*$", re.MULTILINE)
 _LOG_MARKERS = re.compile(
-    r"Traceback \(most recent call last\)|out of memory|OutOfMemoryError|\d+%\|.*\|\s*\d+/\d+|\bINFO\b|\bWARNING\b",
+    r"Traceback \(most recent call last\)|out of memory|OutOfMemoryError|(?<!\d)\d+%\|[^|\n]*\|\s*\d+/\d+"
+    r"|\bINFO\b|\bWARNING\b",
 )
 
 
@@ -32,6 +34,8 @@ def sniff(sample: str, name: str = "") -> str:
     if low_name.endswith((".json", ".yaml", ".yml")) or sample.lstrip().startswith(("{", "---")):
         try:
             data = parse_config_text(sample, name or "input")
+        except ConfigShapeError:
+            raise  # a config, but a hostile one: the same one-line refusal as --config gives
         except IngestError:
             return "log"
         if isinstance(data, dict):
@@ -39,6 +43,8 @@ def sniff(sample: str, name: str = "") -> str:
     if re.match(r"^\s*[A-Za-z_][\w.-]*\s*:\s*\S", sample) and not low_name.endswith((".log", ".txt", ".out", ".err")):
         try:
             data = parse_config_text(sample, name or "input")
+        except ConfigShapeError:
+            raise
         except IngestError:
             return "log"
         if isinstance(data, dict) and detect_kind(data) != "generic":
