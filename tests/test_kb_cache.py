@@ -131,7 +131,7 @@ def test_an_unreadable_cache_is_discarded(kb_copy, capsys, monkeypatch):
 
 def test_a_huge_cache_file_is_never_read_into_memory(kb_copy, capsys, monkeypatch):
     load_checked(kb_copy)
-    (path,) = cached_files()
+    (_path,) = cached_files()
     monkeypatch.setattr(cache, "MAX_BYTES", 1000)
     assert load_cached(kb_copy.resolve()) is None
     assert "bytes" in capsys.readouterr().err

@@ -71,7 +71,11 @@ def test_shipped_knowledge_base_lints_clean():
 
 @pytest.mark.parametrize(
     ("old", "new"),
-    [("    if_true: 3.0\n", "    if_true: 1000\n"), ("prior: 0.1\n", "prior: 0.9999\n"), ("    weight: 2.0\n", "    weight: -50\n")],
+    [
+        ("    if_true: 3.0\n", "    if_true: 1000\n"),
+        ("prior: 0.1\n", "prior: 0.9999\n"),
+        ("    weight: 2.0\n", "    weight: -50\n"),
+    ],
 )
 def test_weights_and_priors_out_of_bounds_are_refused(lint_kb, old, new):
     """A weight of 1000 or a prior of 0.9999 would decide every diagnosis on its own (bounds: ±6, 0.3)."""

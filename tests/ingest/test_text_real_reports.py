@@ -69,7 +69,8 @@ def test_a_setting_that_worked_is_not_the_failing_one() -> None:
 
 
 def test_a_pretrained_model_is_not_pretraining() -> None:
-    assert "finetune_method" not in facts("用预训练模型推理") and "finetune_method" not in facts("we use a pretrained model")
+    assert "finetune_method" not in facts("用预训练模型推理")
+    assert "finetune_method" not in facts("we use a pretrained model")
 
 
 def test_gpu_memory_in_chinese_is_not_host_ram() -> None:

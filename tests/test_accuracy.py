@@ -1,0 +1,59 @@
+"""Accuracy on real reports: docs/accuracy.md is fresh, and the figures do not fall below their floors.
+
+The figures themselves live in docs/accuracy.md (``python bench/bench_accuracy.py``). The floors
+sit a little below the measured figures, so a change that makes triage worse on real reports
+fails here; raise them when the figures rise.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from triage.authoring.accuracy import evaluate, render, score
+from triage.corpus import HELDOUT_PERCENT, load_corpus
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+#: (split, measure) -> floor
+FLOORS = {
+    ("heldout", "top3"): 0.40,
+    ("heldout", "top1"): 0.24,
+    ("dev", "top3"): 0.42,
+    ("dev", "top1"): 0.26,
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes(kb):
+    return evaluate(kb, load_corpus())
+
+
+def test_the_corpus_is_big_enough_and_split():
+    records = load_corpus()
+    assert len(records) >= 300
+    assert sum(r.lang == "zh" for r in records) >= 0.3 * len(records)
+    held = [r for r in records if r.split == "heldout"]
+    assert len(held) >= 100
+    assert abs(len(held) / len(records) - HELDOUT_PERCENT / 100) < 0.08
+
+
+def test_every_record_comes_from_a_public_url_and_is_labelled():
+    from triage.kb.models import Category
+
+    categories = {c.value for c in Category}
+    for r in load_corpus():
+        assert r.url.startswith("https://"), r.url
+        assert 0 < len(r.report) <= 1600, r.url
+        assert r.label.category in categories, (r.url, r.label.category)
+
+
+def test_docs_accuracy_is_fresh(outcomes):
+    doc = (ROOT / "docs" / "accuracy.md").read_text(encoding="utf-8")
+    assert doc == "\n".join(render(outcomes)) + "\n", "run `python bench/bench_accuracy.py`"
+
+
+@pytest.mark.parametrize(("split", "measure"), sorted(FLOORS))
+def test_accuracy_does_not_fall_below_its_floor(outcomes, split, measure):
+    s = score([o for o in outcomes[split] if o.record.scope == "in"])
+    assert getattr(s, measure) >= FLOORS[split, measure], f"{split} {measure} = {getattr(s, measure)}"
