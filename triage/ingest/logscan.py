@@ -90,7 +90,7 @@ TRIGGER = re.compile(
     r"Traceback \(most recent call last\)|(?:CUDA|HIP|XPU|MPS backend) out of memory|OutOfMemoryError"
     r"|CUBLAS_STATUS_ALLOC_FAILED|DefaultCPUAllocator|No executable batch size|oom[-_]kill|OOMKilled"
     r"|Out of memory|out of memory|^\s*Killed\b|\bKilled\s+(?:process|python)|(?<!\d)\d+\s+Killed\b"
-    r"|exit\s?code\s*[:=]?\s*-?(?:9|137)\b|exit status:?\s*(?:-9|137)\b|return\s?code\s*[:=]?\s*-9\b"
+    r"|exit\s?code\s*+[:=]?\s*+-?(?:9|137)\b|exit status:?\s*(?:-9|137)\b|return\s?code\s*+[:=]?\s*+-9\b"
     r"|SIGKILL|MemoryError|^\w*(?:Error|Exception)\b"
 )
 #: A segment without any of these cannot be a trigger (every trigger also needs one of the words).
@@ -101,18 +101,18 @@ _FRAME = re.compile(
 
 TQDM = re.compile(r"(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+)\s*\[")
 STEP = re.compile(
-    r"\b(?:global[_ ])?[Ss]tep\b\s*[:=#]?\s*(\d+)(?:\s*/\s*(\d+))?|\bSTEP\s*[:=]?\s*(\d+)|第\s*(\d+)\s*步"
+    r"\b(?:global[_ ])?[Ss]tep\b\s*+[:=#]?\s*+(\d+)(?:\s*+/\s*+(\d+))?|\bSTEP\s*+[:=]?\s*+(\d+)|第\s*+(\d+)\s*+步"
 )
 _SIZE = r"([0-9]+(?:\.[0-9]+)?)"
 MEMORY = (
-    re.compile(r"'memory/([\w.]+)\((gib|mib|gb|mb)\)'\s*:\s*" + _SIZE, re.IGNORECASE),
+    re.compile(r"'memory/([\w.]+)\((gib|mib|gb|mb)\)'\s*+:\s*+" + _SIZE, re.IGNORECASE),
     re.compile(
         r"\b(max_memory_allocated|memory_allocated|max_memory_reserved|memory_reserved"
         r"|mem(?:ory)?[ _]?(?:allocated|reserved|used|usage|active)|gpu[ _]?mem(?:ory)?|vram|peak[ _]mem(?:ory)?"
-        r"|cuda[ _]mem(?:ory)?)\s*(?:\(([GM]i?B)\))?\s*[:=]?\s*" + _SIZE + r"\s*([GM]i?B|[GM]\b)?",
+        r"|cuda[ _]mem(?:ory)?)\s*+(?:\(([GM]i?B)\))?\s*+[:=]?\s*+" + _SIZE + r"\s*+([GM]i?B|[GM]\b)?",
         re.IGNORECASE,
     ),
-    re.compile(r"(显存(?:占用|使用)?)\s*[:：=]?\s*" + _SIZE + r"\s*([GM]i?B|[GM])", re.IGNORECASE),
+    re.compile(r"(显存(?:占用|使用)?)\s*+[:：=]?\s*+" + _SIZE + r"\s*+([GM]i?B|[GM])", re.IGNORECASE),
 )
 CLUE = re.compile(
     r"(?<!\*)\*{3,}\s*Running (?:Evaluation|Prediction|training)\s*\*{3,}|Saving model checkpoint|Saving checkpoint"

@@ -57,7 +57,7 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     ),
     (
         re.compile(
-            r"exit\s?code\s*[:=]?\s*-9\b|exit (?:status|code):?\s*(?:-9|137)\b|return\s?code\s*[:=]?\s*-9\b"
+            r"exit\s?code\s*+[:=]?\s*+-9\b|exit (?:status|code):?\s*(?:-9|137)\b|return\s?code\s*+[:=]?\s*+-9\b"
             r"|exitcode\s*:\s*-9\b|died with <Signals\.SIGKILL: 9>|signal 9 \(SIGKILL\)|Signal 9 \(SIGKILL\)"
         ),
         "host_oom",
