@@ -149,7 +149,6 @@ def gpu_presets() -> tuple[Gpu, ...]:
     return tuple(_gpu(item) for item in data["gpus"])
 
 
-@cache
 def _plural(match: str) -> str:
     """``\\bA100\\b`` also matches "A100s" and "4xA100": people count cards ("on 4xA100s")."""
     first = match.find(r"\b")
@@ -160,6 +159,7 @@ def _plural(match: str) -> str:
     return r"(?:(?<=\d[x×])|\b)" + match[2:end] + plural + match[end:]
 
 
+@cache
 def _models() -> tuple[tuple[re.Pattern[str], tuple[Gpu, ...]], ...]:
     """(pattern, variants with the default first) per model, in the file's order."""
     groups: dict[str, list[Gpu]] = {}

@@ -695,16 +695,22 @@ _FIX_BEFORE = re.compile(
 )
 
 
+#: How far a clause reaches from a setting, each way, when looking for "it works" / "works once".
+CLAUSE_REACH = 160
+
+
 def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     """Whether the rest of the clause after ``line[:end]`` says this setting fixed it ("bs 2 it runs").
 
     What made the run work is not the failing run's setting, so it does not become a fact.
     """
-    rest = line[end:]
+    # a clause is short: look at most CLAUSE_REACH characters each way, so a long line stays linear
+    rest = line[end : end + CLAUSE_REACH]
     cut = _CLAUSE.search(rest)
     if _FIX.search(rest[: cut.start()] if cut else rest) is not None:
         return True
-    before = line[: end if start is None else start]
+    stop = end if start is None else start
+    before = line[max(0, stop - CLAUSE_REACH) : stop]
     starts = [m.end() for m in _CLAUSE.finditer(before)]
     clause = before[starts[-1] if starts else 0 :]
     return _FIX_BEFORE.search(clause) is not None
