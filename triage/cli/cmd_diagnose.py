@@ -102,16 +102,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("standard input can be read only once; give `-` to one option")
     kb = api.knowledge(args.knowledge)
     facts = api.parse_facts(kb, args.fact)
-    session = api.build_session(
-        kb,
-        symptoms=symptoms,
-        logs=args.log,
-        envs=args.env,
-        configs=args.config,
-        inputs=args.input,
-        facts=facts,
-        lang=args.lang,
-    )
+    from triage.cli.progress import reading
+
+    with reading([*args.log, *args.input], enabled=args.format != "json"):
+        session = api.build_session(
+            kb,
+            symptoms=symptoms,
+            logs=args.log,
+            envs=args.env,
+            configs=args.config,
+            inputs=args.input,
+            facts=facts,
+            lang=args.lang,
+        )
     analysis = api.analyse(kb, session)
     from triage.render.contract import to_dict
     from triage.render.outbound import for_terminal, json_text
