@@ -76,10 +76,6 @@ class Reply:
     label: str
 
 
-#: What the readers took from free text or input files (kept under its old name for the interview's callers).
-Taken = Inputs
-
-
 @dataclass(frozen=True)
 class Turn:
     """One step of the conversation."""
@@ -91,7 +87,7 @@ class Turn:
     """The typed answer (answer)."""
     said: str = ""
     """What the user pressed or typed, as they wrote it."""
-    taken: Taken = field(default_factory=Taken)
+    taken: Inputs = field(default_factory=Inputs)
     """For text turns: what the readers took from it."""
 
 
@@ -135,7 +131,7 @@ def interpret(spec: FactSpec, text: str) -> Value | None:
     return None
 
 
-def describe_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> list[str]:
+def describe_taken(kb: KnowledgeBase, taken: Inputs, lang: str = "en") -> list[str]:
     """What the readers took from a text, one line per fact with its source, then their notes."""
     if not taken.facts:
         return [t("ask_kept", lang), *taken.all_notes()]
@@ -146,7 +142,7 @@ def describe_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> list[st
     return [*lines, *taken.all_notes()]
 
 
-def summarize_taken(kb: KnowledgeBase, taken: Taken, lang: str = "en") -> str:
+def summarize_taken(kb: KnowledgeBase, taken: Inputs, lang: str = "en") -> str:
     """One line for the conversation: "took 3 facts from your text: a=1, b=yes, c=24 GiB"."""
     if not taken.facts:
         return t("ask_kept", lang)
@@ -176,7 +172,7 @@ class Interview:
         self,
         kb: KnowledgeBase,
         *,
-        start: Taken | None = None,
+        start: Inputs | None = None,
         facts: Iterable[Fact] = (),
         lang: str = "en",
         similar: Index | None = None,
@@ -187,7 +183,7 @@ class Interview:
         """The solved reports that may vote (default: the bundled corpus)."""
         self.exclude = tuple(exclude)
         """Report URLs that never vote (a benchmark's own record)."""
-        self.start = start or Taken()
+        self.start = start or Inputs()
         self.base_facts = FactSet().with_facts([*self.start.facts, *facts])
         self.lang = lang if lang in LANGS else "en"
         self.turns: list[Turn] = []

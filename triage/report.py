@@ -19,7 +19,7 @@ from triage.engine.diagnose import Diagnosis
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
 from triage.render.contract import to_dict
-from triage.render.labels import evidence_label, saving_label
+from triage.render.labels import evidence_label, saving_label, source_label
 from triage.render.outbound import for_file
 from triage.render.strings import t
 
@@ -50,13 +50,6 @@ def _backtick_runs(text: str) -> list[str]:
     return runs
 
 
-def _source(fact: dict[str, Any]) -> str:
-    where = str(fact.get("path") or fact["source"])
-    if "line" in fact:
-        where += f":{fact['line']}"
-    return where
-
-
 def _labels(diagnosis: Diagnosis, lang: str) -> dict[str, list[str]]:
     """Each cause's shown evidence (the contract's order) and its why-not, in ``lang``."""
     out: dict[str, list[str]] = {}
@@ -85,9 +78,8 @@ def _causes(data: dict[str, Any], lang: str, labels: dict[str, list[str]]) -> li
             quote = f" — “{ev['excerpt']}”" if ev.get("excerpt") else ""
             facts = ""
             if ev.get("facts"):
-                named = [
-                    f"`{f}`" + (f" ({_source(data['facts'][f])})" if f in data["facts"] else "") for f in ev["facts"]
-                ]
+                known = data["facts"]
+                named = [f"`{f}`" + (f" ({source_label(known[f])})" if f in known else "") for f in ev["facts"]]
                 facts = " — " + ", ".join(named)
             out.append(f"- `{ev['weight']:+.2f}` {label}{quote}{facts}")
         out += ["", "</details>", ""]
@@ -234,7 +226,8 @@ def render_report(
         out += ["| fact | value | source | said |", "|---|---|---|---|"]
         for name, fact in data["facts"].items():
             out.append(
-                f"| `{name}` | {_cell(fact['value'])} | {_cell(_source(fact))} | {_cell(fact.get('excerpt', ''))} |"
+                f"| `{name}` | {_cell(fact['value'])} | {_cell(source_label(fact))} | "
+                f"{_cell(fact.get('excerpt', ''))} |"
             )
     else:
         out.append(t("no_facts", lang))

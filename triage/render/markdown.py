@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from triage.render.labels import saving_label, similar_summary
+from triage.render.labels import saving_label, similar_summary, source_label
 from triage.render.strings import t
 
 #: The heading of the collapsible section with the user's own text.
@@ -128,10 +128,7 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
         out.append("")
     out += [f"### {t('facts', lang)}", "", "| fact | value | source |", "|---|---|---|"]
     for name, fact in data["facts"].items():
-        where = fact.get("path") or fact["source"]
-        if "line" in fact:
-            where += f":{fact['line']}"
-        out.append(f"| `{name}` | {_cell(fact['value'])} | {_cell(where)} |")
+        out.append(f"| `{name}` | {_cell(fact['value'])} | {_cell(source_label(fact))} |")
     inputs = data.get("inputs", {})
     for conflict in inputs.get("conflicts", []):
         out.append(f"> {t('conflict', lang)}: {conflict}")

@@ -31,16 +31,17 @@ def for_file(text: str) -> str:
     return clean_terminal(redact(text))
 
 
-def _finite(data: Any) -> Any:
+def finite(data: Any) -> Any:
+    """``data`` with every NaN or infinity replaced by None: JSON has no such numbers."""
     if isinstance(data, float) and not math.isfinite(data):
         return None
     if isinstance(data, dict):
-        return {k: _finite(v) for k, v in data.items()}
+        return {k: finite(v) for k, v in data.items()}
     if isinstance(data, list | tuple):
-        return [_finite(v) for v in data]
+        return [finite(v) for v in data]
     return data
 
 
 def json_text(data: Any) -> str:
     """Strict JSON of ``data`` with every string redacted; control characters are escaped by JSON itself."""
-    return json.dumps(_finite(redact_data(data)), ensure_ascii=False, indent=2, allow_nan=False)
+    return json.dumps(finite(redact_data(data)), ensure_ascii=False, indent=2, allow_nan=False)

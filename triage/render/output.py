@@ -12,12 +12,13 @@ optional, and ``schema_version`` changes its minor number.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from triage.render.outbound import finite
 
 SCHEMA_VERSION = "1.1"
 """1.0: the first contract (triage 0.x); 1.1: ``schema_version``, ``evidence_state`` and ``similar_reports``."""
@@ -161,25 +162,9 @@ class Output(Model):
     similar_reports: list[SimilarReport] = []
 
 
-def _finite(data: Any) -> Any:
-    """``data`` with every NaN or infinity replaced by None: JSON has no such numbers."""
-    if isinstance(data, float) and not math.isfinite(data):
-        return None
-    if isinstance(data, dict):
-        return {k: _finite(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_finite(v) for v in data]
-    return data
-
-
 def validated(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` checked against :class:`Output` and returned as strict JSON-ready data."""
-    return Output.model_validate(_finite(data)).model_dump(mode="json", exclude_unset=True)
-
-
-def dumps(data: dict[str, Any]) -> str:
-    """Strict JSON (no NaN or Infinity), UTF-8 text as is, indented for people."""
-    return json.dumps(_finite(data), ensure_ascii=False, indent=2, allow_nan=False)
+    return Output.model_validate(finite(data)).model_dump(mode="json", exclude_unset=True)
 
 
 def schema() -> str:

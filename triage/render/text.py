@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from triage.render.labels import probability_bar as _bar
-from triage.render.labels import saving_label, similar_summary
+from triage.render.labels import saving_label, similar_summary, source_label
 from triage.render.strings import t
 from triage.render.wrap import wrap
 
@@ -147,10 +147,7 @@ def render_text(data: dict[str, Any]) -> str:
     if not data["facts"]:
         out.append(f"  {t('no_facts', lang)}")
     for name, fact in data["facts"].items():
-        where = fact.get("path") or fact["source"]
-        if "line" in fact:
-            where += f":{fact['line']}"
-        out += _wrap(f"{name} = {_value(fact['value'], fact['type'])}  ({where})", "  ", "    ")
+        out += _wrap(f"{name} = {_value(fact['value'], fact['type'])}  ({source_label(fact)})", "  ", "    ")
     inputs = data["inputs"]
     for conflict in inputs["conflicts"]:
         out += _wrap(f"! {t('conflict', lang)}: {conflict}", "  ", "    ")
