@@ -200,3 +200,60 @@ def test_brackets_inside_strings_do_not_count():
 def test_shape_check_accepts_every_ordinary_value(value):
     text = json.dumps({"x": value})
     assert parse_config_text(text, "v.json") == json.loads(text)
+
+
+def test_trl_model_init_kwargs_are_read(fixture_path):
+    """SFTConfig's model_init_kwargs (the from_pretrained arguments) say the dtype and the attention."""
+    reading, got = read(fixture_path("config/sft_config_model_init_kwargs.json"))
+    assert reading.kind == "trl"
+    assert got["attn_implementation"] == ("eager", 13)
+    assert got["torch_dtype"] == ("bf16", 12)
+    assert reading.unknown_keys == []
+
+
+def test_trl_model_config_fields(fixture_path):
+    """TRL's ModelConfig in a CLI recipe: use_peft, lora_dropout, 4-bit with nested (double) quantization."""
+    reading, got = read(fixture_path("config/trl_model_config.yaml"))
+    assert reading.kind == "trl"
+    assert got["finetune_method"][0] == "lora" and got["quantization"][0] == "4bit"
+    assert got["double_quant"] == (True, 16)
+    assert got["lora_dropout"] == (0.05, 13)
+    _, full = read_data({"use_peft": False, "per_device_train_batch_size": 1, "output_dir": "o"})
+    assert full["finetune_method"][0] == "full"  # TRL trains every parameter without use_peft
+
+
+def read_data(data: dict):
+    reading = read_config(json.dumps(data, indent=1), "args.json")
+    return reading, {f.name: (f.raw, f.line) for f in reading.found}
+
+
+def test_saved_quantized_model_config_gives_quantization_and_double_quant(fixture_path):
+    reading, got = read(fixture_path("config/qlora_saved_model_config.json"))
+    assert reading.kind == "model_config"
+    assert got["quantization"][0] == "4bit" and got["double_quant"][0] is True
+    assert got["torch_dtype"][0] == "bf16"
+
+
+def test_adapter_dropout_and_framework_double_quant_defaults(fixture_path):
+    _, got = read(fixture_path("config/adapter_config.json"))
+    assert got["lora_dropout"] == (0.05, 13)
+    _, got = read(fixture_path("config/llama_factory.yaml"))
+    assert got["double_quant"][0] is True  # LLaMA-Factory's double_quantization defaults to True
+    _, got = read(fixture_path("config/axolotl.yaml"))
+    assert got["double_quant"][0] is True and got["lora_dropout"][0] == 0.05
+    _, got = read_data(
+        {
+            "adapter": "qlora",
+            "base_model": "x",
+            "datasets": [],
+            "bnb_config_kwargs": {"bnb_4bit_use_double_quant": False},
+        }
+    )
+    assert got["double_quant"][0] is False
+    _, got = read_data({"quantization_bit": 4, "cutoff_len": 512, "double_quantization": False})
+    assert got["double_quant"][0] is False
+
+
+def test_unknown_keys_inside_model_init_kwargs_are_listed():
+    reading, _ = read_data({"dataset_text_field": "t", "model_init_kwargs": {"torch_dtype": "auto", "rope_magic": 3}})
+    assert reading.unknown_keys == ["model_init_kwargs.rope_magic"]

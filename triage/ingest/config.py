@@ -156,13 +156,46 @@ def _quant_flag(name: str) -> Rule:
 
 
 def _quant_config(value: Any) -> Pairs:
+    """A ``BitsAndBytesConfig`` as a mapping (TrainingArguments' model kwargs, a saved model's config.json).
+
+    Reads the bit width and ``bnb_4bit_use_double_quant``; a GPTQ/AWQ config gives ``bits``.
+    """
     if not isinstance(value, Mapping):
         return []
-    if _bool(value.get("load_in_4bit")):
-        return [("quantization", "4bit")]
-    if _bool(value.get("load_in_8bit")):
+    if _bool(value.get("load_in_4bit")) or _bool(value.get("_load_in_4bit")):
+        out: Pairs = [("quantization", "4bit")]
+        return out + _double_quant(value.get("bnb_4bit_use_double_quant"))
+    if _bool(value.get("load_in_8bit")) or _bool(value.get("_load_in_8bit")):
         return [("quantization", "8bit")]
     return _quant_bits(value.get("bits"))
+
+
+def _double_quant(value: Any) -> Pairs:
+    flag = _bool(value)
+    return [] if flag is None else [("double_quant", flag)]
+
+
+def _bnb_kwargs(value: Any) -> Pairs:
+    """axolotl's ``bnb_config_kwargs``: overrides of its QLoRA BitsAndBytesConfig."""
+    if not isinstance(value, Mapping):
+        return []
+    return _double_quant(value.get("bnb_4bit_use_double_quant"))
+
+
+def _dropout(value: Any) -> Pairs:
+    if isinstance(value, bool):
+        return []
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        return []
+    return [("lora_dropout", p)] if 0.0 <= p < 1.0 else []
+
+
+def _use_peft(value: Any) -> Pairs:
+    """TRL's ``ModelConfig.use_peft``: false (its default) trains every parameter."""
+    flag = _bool(value)
+    return [] if flag is None else [("finetune_method", "lora" if flag else "full")]
 
 
 def _deepspeed(value: Any) -> Pairs:
@@ -385,6 +418,12 @@ RULES: dict[str, Rule] = {
     "load_in_8bit": _quant_flag("8bit"),
     "quantization_bit": _quant_bits,
     "quantization_config": _quant_config,
+    "bnb_4bit_use_double_quant": _double_quant,
+    "use_bnb_nested_quant": _double_quant,
+    "double_quantization": _double_quant,
+    "bnb_config_kwargs": _bnb_kwargs,
+    "lora_dropout": _dropout,
+    "use_peft": _use_peft,
     "finetuning_type": _finetuning_type,
     "adapter": _axolotl_adapter,
     "deepspeed": _deepspeed,
@@ -561,7 +600,6 @@ IRRELEVANT = frozenset(
         "dataset_kwargs",
         "dataset_num_proc",
         "dataset_batch_size",
-        "model_init_kwargs",
         "chat_template_path",
         "eval_packing",
         "completion_only_loss",
@@ -607,7 +645,6 @@ IRRELEVANT = frozenset(
         "special_tokens",
         "tokens",
         "lora_alpha",
-        "lora_dropout",
         "lora_fan_in_fan_out",
         "peft_use_dora",
         "peft_use_rslora",
@@ -657,7 +694,6 @@ IRRELEVANT = frozenset(
         "pref_beta",
         "pref_loss",
         "pref_ftx",
-        "lora_dropout",
         "use_unsloth",
         "upcast_layernorm",
         "resize_vocab",
@@ -674,7 +710,6 @@ IRRELEVANT = frozenset(
         "export_legacy_format",
         "infer_backend",
         "quantization_method",
-        "double_quantization",
         "quantization_type",
         "shift_attn",
         "rope_scaling",
@@ -722,7 +757,6 @@ IRRELEVANT = frozenset(
         "inference_mode",
         "r",
         "lora_alpha",
-        "lora_dropout",
         "fan_in_fan_out",
         "bias",
         "init_lora_weights",
@@ -926,7 +960,9 @@ def detect_kind(data: Mapping[str, Any]) -> str:
         "base_model" in keys and keys & {"datasets", "adapter"}
     ):
         return "axolotl"
-    if keys & {"dataset_text_field", "max_seq_length", "packing", "max_prompt_length", "num_generations", "beta"}:
+    if keys & {"dataset_text_field", "max_seq_length", "packing", "max_prompt_length", "num_generations", "beta"} or (
+        keys & {"use_peft", "use_bnb_nested_quant", "model_init_kwargs"}
+    ):
         return "trl"
     if keys & {"per_device_train_batch_size", "output_dir", "gradient_accumulation_steps"}:
         return "training_args"
@@ -959,6 +995,30 @@ def locate(lines: Sequence[str], path: Sequence[str]) -> int | None:
         else:
             return found
     return found
+
+
+#: Keys whose value is a mapping of further keys read with the same rules: TRL's
+#: ``model_init_kwargs`` (the ``from_pretrained`` keyword arguments of SFTConfig, DPOConfig, ...:
+#: ``torch_dtype``/``dtype``, ``attn_implementation``, ``quantization_config``, ``device_map``).
+NESTED = frozenset({"model_init_kwargs"})
+#: ``from_pretrained`` arguments with no bearing on memory.
+NESTED_IRRELEVANT = frozenset({"trust_remote_code", "revision", "low_cpu_mem_usage", "cache_dir", "token"})
+
+
+def _apply_rule(key_path: Sequence[str], value: Any, emit: Callable[..., None], notes: list[str], path: str) -> bool:
+    """Turn one key into facts with its rule; False when no rule knows the key."""
+    key = key_path[-1]
+    rule = RULES.get(key.lower())
+    if rule is None:
+        return False
+    try:
+        pairs = rule(value)
+    except (TypeError, ValueError, AttributeError):
+        pairs = []
+    emit(pairs, key_path, value)
+    if isinstance(value, str) and value.strip().lower() == "auto" and not pairs:
+        notes.append(f"{path}: {'.'.join(key_path)} is 'auto'; its value is decided at run time")
+    return True
 
 
 def read_config(text: str, path: str = "config") -> ConfigReading:
@@ -996,16 +1056,13 @@ def read_config(text: str, path: str = "config") -> ConfigReading:
             if low != "train_batch_size":
                 emit(RULES[low](value), [key], value)
             continue
-        rule = RULES.get(low)
-        if rule is not None:
-            try:
-                pairs = rule(value)
-            except (TypeError, ValueError, AttributeError):
-                pairs = []
-            emit(pairs, [key], value)
-            if isinstance(value, str) and value.strip().lower() == "auto" and not pairs:
-                notes.append(f"{path}: {key} is 'auto'; its value is decided at run time")
-        elif low not in IRRELEVANT:
+        if low in NESTED and isinstance(value, Mapping):
+            for sub_key, sub_value in value.items():
+                said = _apply_rule([key, str(sub_key)], sub_value, emit, notes, path)
+                if not said and str(sub_key).lower() not in IRRELEVANT | NESTED_IRRELEVANT:
+                    unknown.append(f"{key}.{sub_key}")
+            continue
+        if not _apply_rule([key], value, emit, notes, path) and low not in IRRELEVANT:
             unknown.append(key)
 
     defaults = _kind_defaults(kind, data, lines, seen)
@@ -1040,6 +1097,11 @@ def _kind_defaults(kind: str, data: Mapping[str, Any], lines: Sequence[str], see
             )
         elif "finetune_method" not in seen and "finetuning_type" not in keys:
             out.append(Found("finetune_method", "lora", None, None, "LLaMA-Factory's default finetuning_type"))
+        if bits == 4 and "double_quant" not in seen:
+            # ModelArguments.double_quantization defaults to True (src/llamafactory/hparams/model_args.py)
+            out.append(
+                Found("double_quant", True, None, None, "LLaMA-Factory's default double_quantization=True for 4-bit")
+            )
     if kind == "axolotl":
         if "adapter" not in keys and "finetune_method" not in seen:
             out.append(Found("finetune_method", "full", None, None, "axolotl config without an adapter"))
@@ -1047,6 +1109,11 @@ def _kind_defaults(kind: str, data: Mapping[str, Any], lines: Sequence[str], see
             out.append(
                 Found("finetune_method", "qlora", locate(lines, ["load_in_4bit"]), None, "LoRA with load_in_4bit")
             )
+        four_bit = str(data.get("adapter", "")).lower() == "qlora" or _bool(data.get("load_in_4bit"))
+        if four_bit and "double_quant" not in seen:
+            # axolotl's QLoRA BitsAndBytesConfig sets bnb_4bit_use_double_quant=True unless
+            # bnb_config_kwargs overrides it (src/axolotl/loaders/model.py)
+            out.append(Found("double_quant", True, None, None, "axolotl's QLoRA config uses double quantization"))
     if kind == "trl" and "trainer_type" not in seen:
         for key, trainer in _TRL_TYPES:
             if key in keys:
