@@ -79,6 +79,23 @@ class Estimate:
     notes: tuple[str, ...] = ()
 
     @property
+    def verdict(self) -> str:
+        """fits, borderline, does_not_fit or unknown (no GPU capacity), from the device-total band.
+
+        *borderline* is "fits only at the low end of the estimate": the expected device total is over
+        the capacity but the low end of the band is not. *fits* means the expected total fits (the
+        high end may not: the text says so); *does_not_fit* means even the low end is over.
+        """
+        cap = self.capacity_bytes
+        if cap is None:
+            return "unknown"
+        if self.device_total.expected <= cap:
+            return "fits"
+        if self.device_total.low <= cap:
+            return "borderline"
+        return "does_not_fit"
+
+    @property
     def peak_bytes(self) -> int:
         """Peak allocated bytes (what ``torch.cuda.max_memory_allocated`` would report)."""
         return self.peak.total
@@ -136,6 +153,7 @@ class Estimate:
             "formulas": {k: self.sizes[k].formula for k in self.components if k in self.sizes},
             "phases": {f"{p.name}:{p.detail}": gib(p.total) for p in self.phases},
             "fits": self.fits,
+            "verdict": self.verdict,
             "gpu_capacity_gib": gib(self.capacity_bytes) if self.capacity_bytes else None,
             "assumptions": [a.to_json() for a in self.assumptions],
             "notes": list(self.notes),
