@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from triage import datacache
 from triage.kb import cache
 from triage.kb.cache import cache_dir, digest, load_cached, store
 from triage.kb.loader import default_knowledge_dir, load_checked, load_knowledge
@@ -123,7 +124,7 @@ def test_an_unreadable_cache_is_discarded(kb_copy, capsys, monkeypatch):
     def refuse(_path: Path) -> bytes:
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(cache, "_read", refuse)
+    monkeypatch.setattr(cache, "read_bounded", refuse)
     assert load_cached(kb_copy.resolve()) is None
     assert "PermissionError" in capsys.readouterr().err
     assert not path.exists()
@@ -132,7 +133,7 @@ def test_an_unreadable_cache_is_discarded(kb_copy, capsys, monkeypatch):
 def test_a_huge_cache_file_is_never_read_into_memory(kb_copy, capsys, monkeypatch):
     load_checked(kb_copy)
     (_path,) = cached_files()
-    monkeypatch.setattr(cache, "MAX_BYTES", 1000)
+    monkeypatch.setattr(datacache, "MAX_BYTES", 1000)
     assert load_cached(kb_copy.resolve()) is None
     assert "bytes" in capsys.readouterr().err
 
@@ -211,7 +212,7 @@ def test_a_full_disk_leaves_no_temporary_file(kb_copy, monkeypatch):
         os.write(fd, data[:100])
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(cache, "_write_all", full)
+    monkeypatch.setattr(datacache, "_write_all", full)
     for _ in range(3):
         store(kb)  # never raises
     folder = cache_dir()
@@ -226,7 +227,7 @@ def test_a_failed_rename_leaves_no_temporary_file(kb_copy, monkeypatch):
     def fail(src: str, dst: object) -> None:
         raise OSError(errno.EXDEV, "Invalid cross-device link")
 
-    monkeypatch.setattr(cache.os, "replace", fail)
+    monkeypatch.setattr(datacache.os, "replace", fail)
     store(kb)
     monkeypatch.undo()
     folder = cache_dir()

@@ -9,9 +9,7 @@ records never moves an old one from one part to the other.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from triage.datacache import yaml_data
 
 #: Percent of records held out (by a hash of the URL); rules are never tuned on them.
 HELDOUT_PERCENT = 35
@@ -112,45 +110,13 @@ def parse_records(items: Iterable[Mapping[str, Any]]) -> list[Record]:
     return out
 
 
-def _cache_dir() -> Path | None:
-    """``$XDG_CACHE_HOME/triage`` (a relative value is ignored, as the XDG spec says), else ``~/.cache/triage``."""
-    env = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(env) if env and Path(env).is_absolute() else Path.home() / ".cache"
-    return base / "triage"
-
 
 def _raw_records(files: list[Path]) -> list[Any]:
-    """The records of ``files`` as plain data; YAML is slow to parse, so a JSON copy is kept in the cache.
+    """The records of ``files`` as plain data (through the JSON cache of :mod:`triage.datacache`).
 
-    The cache is keyed by a hash of the files' bytes, holds plain data only and is trusted for
-    nothing: every record is checked again by :func:`parse_records`, and a copy that cannot be
-    read is rebuilt.
+    Every record is checked again by :func:`parse_records`, whether it came from the cache or the YAML.
     """
-    blobs = [p.read_bytes() for p in files]
-    key = hashlib.sha256(b"\0".join(blobs)).hexdigest()[:24]
-    cache_dir = _cache_dir()
-    cached = cache_dir / f"corpus-{key}.json" if cache_dir else None
-    if cached is not None and cached.is_file():
-        try:
-            data = json.loads(cached.read_text(encoding="utf-8"))
-            if isinstance(data, list):
-                return data
-        except (OSError, ValueError):
-            pass
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    out: list[Any] = []
-    for blob in blobs:
-        out.extend(yaml.load(blob.decode("utf-8"), Loader=loader) or [])
-    if cached is not None:
-        with contextlib.suppress(OSError):
-            cached.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-            try:
-                tmp.write_text(json.dumps(out, ensure_ascii=False, default=str), encoding="utf-8")
-                os.replace(tmp, cached)
-            finally:
-                tmp.unlink(missing_ok=True)
-    return out
+    return [record for data in yaml_data("corpus", files) for record in data or []]
 
 
 def load_corpus(directory: Path | None = None) -> tuple[Record, ...]:

@@ -16,13 +16,18 @@ resolved as gains log-odds in proportion to their similarity
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from triage.corpus import Record
+from triage.datacache import find, read_bounded, write
 
 _WORD = re.compile(r"[a-z][a-z0-9_+.\-]{1,40}|[0-9]{2,6}[a-z]{0,4}")
 _CJK = re.compile(r"[\u4e00-\u9fff]+")
@@ -73,13 +78,20 @@ class Index:
 
     def __init__(self, records: Sequence[Record]) -> None:
         self.records = tuple(records)
-        bags = [terms(f"{r.title}\n{r.report}") for r in self.records]
+        texts = [f"{r.title}\n{r.report}" for r in self.records]
+        key = _key(texts)
+        cached = _cached(key, len(texts))
+        if cached is not None:
+            self.idf, self.vectors = cached
+            return
+        bags = [terms(text) for text in texts]
         df: Counter[str] = Counter()
         for bag in bags:
             df.update(bag.keys())
         n = max(1, len(bags))
         self.idf = {t: math.log((1 + n) / (1 + c)) + 1.0 for t, c in df.items()}
         self.vectors = [self._vector(bag) for bag in bags]
+        write("similar", key, json.dumps({"idf": self.idf, "vectors": self.vectors}, separators=(",", ":")).encode())
 
     def _vector(self, bag: Mapping[str, int]) -> dict[str, float]:
         unseen = math.log(1 + len(self.records)) + 1.0
@@ -103,6 +115,32 @@ class Index:
                 scored.append(Neighbour(record, round(sim, 3)))
         scored.sort(key=lambda nb: (-nb.similarity, nb.record.url))
         return scored[:k]
+
+
+def _key(texts: Sequence[str]) -> str:
+    """Changes with any report's text and with this module's code (which decides the terms and weights)."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    for text in texts:
+        h.update(b"\0" + text.encode())
+    return h.hexdigest()[:24]
+
+
+def _cached(key: str, n: int) -> tuple[dict[str, float], list[dict[str, float]]] | None:
+    """The corpus' idf and vectors from the cache, or None when there is no usable copy."""
+    path = find("similar", key)
+    if path is None:
+        return None
+    try:
+        data: Any = json.loads(read_bounded(path))
+        idf, vectors = data["idf"], data["vectors"]
+    except (OSError, ValueError, RecursionError, TypeError, KeyError):
+        return None
+    if not isinstance(idf, dict) or not isinstance(vectors, list) or len(vectors) != n:
+        return None
+    numbers = [*idf.values(), *(w for v in vectors if isinstance(v, dict) for w in v.values())]
+    if not all(isinstance(v, dict) for v in vectors) or not all(isinstance(w, float) for w in numbers):
+        return None
+    return idf, vectors
 
 
 def votes(neighbours: Sequence[Neighbour], category_of: Mapping[str, str]) -> dict[str, float]:

@@ -17,7 +17,7 @@ from triage import __version__
 from triage.cli.errors import EXIT_USAGE, UsageError, report_errors
 
 #: Subcommand modules, in the order ``triage --help`` lists them.
-COMMANDS = ["diagnose", "explain", "kb", "tui", "ask", "estimate", "fit", "measure"]
+COMMANDS = ["diagnose", "explain", "kb", "tui", "ask", "estimate", "fit", "measure", "run"]
 #: The subcommand used when the first argument is an option (``triage --symptom ...``).
 DEFAULT = "diagnose"
 
@@ -29,7 +29,8 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def build_parser() -> tuple[Parser, dict[str, object]]:
+def build_parser(only: str | None = None) -> tuple[Parser, dict[str, object]]:
+    """The parser, with every subcommand, or with just ``only`` (so a run imports one command module)."""
     parser = Parser(
         prog="triage",
         description="Why did my GPU run out of memory while fine-tuning, and what do I change?",
@@ -40,7 +41,7 @@ def build_parser() -> tuple[Parser, dict[str, object]]:
     parser.add_argument("--version", action="version", version=f"triage {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     modules: dict[str, object] = {}
-    for name in COMMANDS:
+    for name in [only] if only in COMMANDS else COMMANDS:
         module = importlib.import_module(f"triage.cli.cmd_{name}")
         sp = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(sp)
@@ -52,7 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 answered, 1 checks failed, 2 usage, 3 bad input)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     with report_errors() as outcome:
-        parser, modules = build_parser()
+        chosen = args_list[0] if args_list and args_list[0] in COMMANDS else None
+        if args_list and chosen is None and args_list[0] not in {"-h", "--help", "--version"}:
+            chosen = DEFAULT if args_list[0].startswith("-") else None
+        parser, modules = build_parser(chosen)
         if not args_list:
             if sys.stdin.isatty() and sys.stdout.isatty() and "tui" in modules:
                 args_list = ["tui"]

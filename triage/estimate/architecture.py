@@ -19,13 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
+from triage.datacache import yaml_data
 
 DATA = Path(__file__).resolve().parent / "data"
 """The package data folder (presets)."""
@@ -227,8 +221,7 @@ def _from_preset(raw: Mapping[str, Any]) -> Architecture:
 @cache
 def presets() -> tuple[Architecture, ...]:
     """Every bundled architecture preset."""
-    text = (DATA / "architectures.yaml").read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=_Loader)
+    (data,) = yaml_data("architectures", [DATA / "architectures.yaml"])
     return tuple(_from_preset(item) for item in data["models"])
 
 

@@ -26,12 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from triage.datacache import yaml_data
 
 DATA = Path(__file__).resolve().parent / "data"
 GiB = 1024**3
@@ -145,7 +140,7 @@ def _gpu(raw: object) -> Gpu:
 @cache
 def gpu_presets() -> tuple[Gpu, ...]:
     """Every card in the catalogue, in the file's order."""
-    data = yaml.load((DATA / "gpus.yaml").read_text(encoding="utf-8"), Loader=_Loader)
+    (data,) = yaml_data("gpus", [DATA / "gpus.yaml"])
     return tuple(_gpu(item) for item in data["gpus"])
 
 
