@@ -6,6 +6,8 @@
     est = api.estimate_inputs(inputs)          # the memory estimate alone
     result = api.fit_inputs(inputs, "max_length", headroom=0.05, upper=None)
     saving = api.what_if(facts, [remedy, ...]) # the run with some remedies applied
+    captured = api.capture(["python", "train.py", ...])  # run a command, watching it (triage run)
+    inputs = api.read_capture(kb, captured)    # what it said, as facts with their sources
     interview = api.start_interview(kb, inputs, lang="zh")
 
 Reading goes through the same merge and conflict rules whatever the command,
@@ -19,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from triage.capture.errors import RunError
 from triage.engine.diagnose import Diagnosis, Session
 from triage.estimate import Estimate, gpu_presets, presets
 from triage.facts import Fact, FactError, Source, make_fact
@@ -32,6 +35,7 @@ from triage.pipeline import (
     estimate_inputs,
     fit_inputs,
     read,
+    read_capture,
     run_of,
     what_if,
 )
@@ -39,6 +43,7 @@ from triage.quantify import Memory
 from triage.similar import Index
 
 if TYPE_CHECKING:
+    from triage.capture.session import Capture
     from triage.interview import Interview
 
 
@@ -79,6 +84,17 @@ def run(kb: KnowledgeBase, session: Session) -> Diagnosis:
     return analyse(kb, session).diagnosis
 
 
+def capture(argv: Sequence[str], *, log_to: str | None = None) -> Capture:
+    """Run a training command unchanged (``triage run``): output passed through, signals forwarded.
+
+    Returns what its command line, config files, environment and output said; turn it into
+    :class:`Inputs` with :func:`read_capture`. Raises :class:`RunError` when it cannot be started.
+    """
+    from triage.capture.session import capture as run_captured
+
+    return run_captured(argv, log_to=log_to)
+
+
 def start_interview(
     kb: KnowledgeBase, inputs: Inputs, lang: str = "en", similar: Index | None = None, exclude: Sequence[str] = ()
 ) -> Interview:
@@ -98,9 +114,11 @@ __all__ = [
     "Inputs",
     "KnowledgeError",
     "Memory",
+    "RunError",
     "Session",
     "analyse",
     "build_session",
+    "capture",
     "estimate_inputs",
     "facts_from_mapping",
     "fit_inputs",
@@ -109,6 +127,7 @@ __all__ = [
     "parse_facts",
     "presets",
     "read",
+    "read_capture",
     "run",
     "run_of",
     "start_interview",

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from triage.corpus import default_corpus_dir, load_corpus
 from triage.engine.diagnose import Diagnosis, Session, diagnose
@@ -32,11 +33,15 @@ from triage.estimate import (
 from triage.estimate.architecture import load_hf_config
 from triage.facts import Fact, FactSet
 from triage.ingest.errors import IngestError
+from triage.ingest.found import to_facts
 from triage.ingest.inputs import gather
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Remedy
 from triage.quantify import NOT_ESTIMABLE, Memory, derive, quantify, saver
 from triage.similar import VOTE_WEIGHT, Index, Neighbour, votes
+
+if TYPE_CHECKING:
+    from triage.capture.session import Capture
 
 #: What the estimator raises when the run is not known well enough to size.
 EstimateError = NOT_ESTIMABLE
@@ -122,6 +127,39 @@ def read(
         unknown_keys=tuple(f"{path}: {key}" for path, key in got.unknown_keys),
         notes=tuple(got.notes),
         read_as=tuple(got.read_as),
+        architecture=arch,
+    )
+
+
+def read_capture(kb: KnowledgeBase, captured: Capture) -> Inputs:
+    """The facts of a captured run (``triage run``), merged by the same rules as :func:`read`.
+
+    Each source of the capture is typed in the order it lists them (a launcher's guess, config
+    files, the script's arguments, the machine, the output, the exit status), so a config file
+    beats the launcher, the script's own arguments beat the config file, and every disagreement
+    is reported as it would be between inputs given to ``triage diagnose``.
+    """
+    facts: list[Fact] = []
+    notes = list(captured.all_notes())
+    for found, kind, path in captured.groups():
+        typed, problems = to_facts(kb.facts, found, kind, path)
+        facts += typed
+        notes += problems
+    got = gather(kb.facts, cli_facts=facts)
+    arch = None
+    for path, reading in captured.configs:
+        if reading.kind == "model_config":
+            try:
+                arch = load_hf_config(path)
+            except ArchitectureError as exc:
+                notes.append(f"{path}: {exc}")
+    return Inputs(
+        facts=tuple(got.facts),
+        text=captured.finished.reading.excerpt,
+        conflicts=tuple(c.describe() for c in got.conflicts),
+        unknown_keys=tuple(f"{path}: {key}" for path, key in captured.unknown_keys()),
+        notes=tuple(notes),
+        read_as=captured.read_as(),
         architecture=arch,
     )
 
@@ -237,4 +275,5 @@ __all__ = [
     "read",
     "run_of",
     "what_if",
+    "read_capture",
 ]

@@ -193,3 +193,63 @@ def t(key: str, lang: str) -> str:
     """The string ``key`` in ``lang`` (English when missing)."""
     entry = STRINGS[key]
     return entry.get(lang, entry["en"])
+    # triage run (triage/cli/cmd_run.py)
+    "run_error_no_command": {
+        "en": "no command given: triage run -- <command ...>",
+        "zh": "没有给出命令：triage run -- <命令 ...>",
+    },
+    "run_error_not_found": {"en": "{command}: command not found", "zh": "{command}：找不到这个命令"},
+    "run_error_not_executable": {
+        "en": "{command}: permission denied (not executable)",
+        "zh": "{command}：没有权限（不可执行）",
+    },
+    "run_error_cannot_run": {"en": "{command}: cannot run: {why}", "zh": "{command}：无法运行：{why}"},
+    "run_error_log_temp": {
+        "en": "cannot create a log copy in {path}: {why}; give --log-to FILE",
+        "zh": "无法在 {path} 中创建日志副本：{why}；请用 --log-to FILE 指定",
+    },
+    "run_error_log_dir": {
+        "en": "--log-to {path}: is a directory; give a file name",
+        "zh": "--log-to {path}：这是一个目录；请给出文件名",
+    },
+    "run_error_log_used": {
+        "en": "--log-to {path}: the command uses this file; give another name",
+        "zh": "--log-to {path}：命令本身用到了这个文件；请换一个文件名",
+    },
+    "run_error_log_unwritable": {
+        "en": "--log-to {path}: cannot write: {why}",
+        "zh": "--log-to {path}：无法写入：{why}",
+    },
+    "run_oom": {
+        "en": "the command ran out of {what} (exit {code}); what its command line, environment and output say:",
+        "zh": "命令因{what}不足而失败（退出码 {code}）；根据它的命令行、环境和输出：",
+    },
+    "run_what_cuda_oom": {"en": "GPU memory", "zh": "显存"},
+    "run_what_cublas_alloc": {"en": "GPU memory (cuBLAS could not allocate)", "zh": "显存（cuBLAS 无法分配）"},
+    "run_what_no_executable_batch": {
+        "en": "GPU memory (no batch size fits)",
+        "zh": "显存（没有能放下的 batch size）",
+    },
+    "run_what_host_oom": {"en": "host RAM (not GPU memory)", "zh": "主机内存（不是显存）"},
+    "run_failed": {
+        "en": "the command failed (exit {code}); triage saw no out-of-memory error in its output.",
+        "zh": "命令失败（退出码 {code}）；triage 在它的输出里没有看到内存不足的错误。",
+    },
+    "run_ended_by": {
+        "en": "the command was ended by {signal} (exit {code}); triage saw no out-of-memory error in its output.",
+        "zh": "命令被 {signal} 结束（退出码 {code}）；triage 在它的输出里没有看到内存不足的错误。",
+    },
+    "run_killed_not_oom": {
+        "en": "the command was killed by SIGKILL (exit {code}), but the cgroup's OOM-kill counter did not change: "
+        "not an out-of-memory kill as far as triage can see.",
+        "zh": "命令被 SIGKILL 杀掉（退出码 {code}），但 cgroup 的 OOM-kill 计数没有变化：就 triage 所见，不是内存不足导致的。",
+    },
+    "run_log_kept": {"en": "the command's output is kept in {path}", "zh": "命令的输出保存在 {path}"},
+    "run_log_stopped": {
+        "en": "the copy of the output stopped early ({why})",
+        "zh": "输出的副本提前中断了（{why}）",
+    },
+    "run_peak": {
+        "en": "highest memory figure in the output: {metric} {size} (log:{line})",
+        "zh": "输出中最高的内存数字：{metric} {size}（log:{line}）",
+    },
