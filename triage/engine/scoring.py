@@ -100,16 +100,43 @@ def evidence_of(cause: Cause) -> list[Evidence]:
     return [*cause.when, *(_affects_evidence(a) for a in cause.affects)]
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """What scoring needs of one piece of evidence that does not depend on the facts."""
+
+    evidence: Evidence
+    names: tuple[str, ...]
+    label: str
+    label_zh: str | None
+
+
+#: Per cause (by identity): its evidence, prepared once. Scoring runs many times per cause while the
+#: interview weighs its questions, and building the version-range evidence validates models each time.
+_PREPARED: dict[int, tuple[Cause, tuple[_Prepared, ...]]] = {}
+
+
+def _prepared(cause: Cause) -> tuple[_Prepared, ...]:
+    hit = _PREPARED.get(id(cause))
+    if hit is not None and hit[0] is cause:
+        return hit[1]
+    out = tuple(
+        _Prepared(
+            ev, _leaf_facts(ev), ev.label.en if ev.label else describe(ev.test), ev.label.zh if ev.label else None
+        )
+        for ev in evidence_of(cause)
+    )
+    _PREPARED[id(cause)] = (cause, out)  # the cause is kept alive, so its id is never reused for another
+    return out
+
+
 def fact_items(cause: Cause, facts: FactSet) -> tuple[list[Item], bool, set[str]]:
     """Evaluate a cause's conditions: evidence items, whether vetoed, facts left unknown."""
     items: list[Item] = []
     vetoed = False
     unknown: set[str] = set()
-    for ev in evidence_of(cause):
+    for p in _prepared(cause):
+        ev, names, label, zh = p.evidence, p.names, p.label, p.label_zh
         truth = evaluate(ev.test, facts)
-        names = _leaf_facts(ev)
-        label = ev.label.en if ev.label else describe(ev.test)
-        zh = ev.label.zh if ev.label else None
         if truth is None:
             unknown.update(n for n in names if facts.value(n) is None)
             items.append(Item("fact", label, 0.0, "unknown", names, label_zh=zh))
