@@ -15,7 +15,7 @@ import pytest
 from tests.test_redact import CORPUS
 from triage import api
 from triage.cli import main
-from triage.report import render_report
+from triage.render.report import render_report
 
 ALL_TEXT = "\n".join(text for _id, text, _secrets in CORPUS)
 ALL_SECRETS = sorted({s for _id, _text, secrets in CORPUS for s in secrets}, key=len)

@@ -10,7 +10,7 @@ from triage.api import Inputs as Taken
 from triage.api import read as read_inputs
 from triage.interview import Interview
 from triage.kb.loader import KnowledgeBase, load_checked
-from triage.report import render_report
+from triage.render.report import render_report
 
 FIXTURE_KB = Path(__file__).parent / "fixtures" / "tui" / "knowledge"
 HF = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567"
@@ -116,10 +116,16 @@ def test_report_in_chinese_with_memory_and_savings(fkb):
     assert "## triage 诊断报告" in report
     assert "未开启梯度检查点" in report
     assert "### 显存" in report and "放不下" in report
-    # at max_length 2048 checkpointing alone is not enough: the plan says it is the closest, not a fit
-    assert iv.memory.plan is not None and not iv.memory.plan.fits
-    assert "### 修改计划" in report and "没有放得下的组合；最接近的是" in report
+    # at max_length 2048 checkpointing alone is not enough: the plan adds a lever that costs no quality
+    # (the fused loss, from the whole knowledge base, not only the diagnosed causes) and fits
+    plan = iv.memory.plan
+    assert plan is not None and plan.fits
+    assert [s.remedy_id for s in plan.steps] == ["use-fused-cross-entropy", "enable-gradient-checkpointing"]
+    assert "### 修改计划" in report and "代价最小且放得下的修改组合" in report
     assert "**开启梯度检查点** — 节省 " in report
+    # each remedy says the setting it moves, the estimate after and the verdict, in Chinese
+    assert "gradient_checkpointing 关 → 开: 24.1 GiB, 只有按估算的下限才放得下" in report
+    assert "fused_loss 关 → 开" in report
     assert "- 是否开启了梯度检查点（gradient checkpointing）？ → 否" in report
     assert "会话中试用的修改" in report and "with enable-gradient-checkpointing: 18.9 GiB" in report
     # text signals have English-only labels: in Chinese the matched words are shown instead

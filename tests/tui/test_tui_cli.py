@@ -99,7 +99,7 @@ def test_symptom_path_never_imports_textual():
 def test_importing_the_tui_package_and_interview_does_not_import_textual():
     code = (
         "import sys\n"
-        "import triage.tui, triage.tui.whatif, triage.interview, triage.report, triage.cli.cmd_tui\n"
+        "import triage.tui, triage.tui.whatif, triage.interview, triage.render.report, triage.cli.cmd_tui\n"
         "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

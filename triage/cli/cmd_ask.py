@@ -314,7 +314,7 @@ def _converse(interview: Interview, lines: Lines, stdout: TextIO, *, echo: bool)
 
 def write_report(interview: Interview, path: Path) -> None:
     """Write the markdown report to a new file (an existing file is never overwritten)."""
-    from triage.report import render_report
+    from triage.render.report import render_report
 
     text = render_report(
         interview.kb,

@@ -77,6 +77,24 @@ STRINGS: dict[str, dict[str, str]] = {
     "saves": {"en": "saves", "zh": "节省"},
     "saves_nothing": {"en": "saves ~0 on this run", "zh": "对本次训练几乎无节省"},
     "costs": {"en": "costs", "zh": "多用"},
+    # a remedy applied to the run (render/labels.outcome_label)
+    "outcome_fits": {"en": "fits", "zh": "放得下"},
+    "outcome_borderline": {
+        "en": "fits only at the low end of the estimate",
+        "zh": "只有按估算的下限才放得下",
+    },
+    "outcome_does_not_fit": {"en": "does not fit", "zh": "放不下"},
+    "outcome_still": {"en": "still does not fit", "zh": "仍然放不下"},
+    "outcome_unknown": {"en": "GPU unknown", "zh": "显卡未知"},
+    "outcome_unsized_length_distribution": {
+        "en": "cannot be sized without the lengths of your samples: the peak is set by the longest batch "
+        "(say --fact padding=max_length if batches are padded to max_length, and --fact max_sample_tokens=N "
+        "for your longest sample)",
+        "zh": "不知道样本长度就无法估算：峰值由最长的 batch 决定（若 batch 被补齐到 max_length，请给出 "
+        "--fact padding=max_length，并用 --fact max_sample_tokens=N 给出最长样本的 token 数）",
+    },
+    "value_on": {"en": "on", "zh": "开"},
+    "value_off": {"en": "off", "zh": "关"},
     # triage estimate / fit (triage/render/estimate.py)
     "note": {"en": "Note", "zh": "注意"},
     "target": {"en": "target", "zh": "目标"},
@@ -103,7 +121,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "fit_upper": {"en": "the search's upper bound", "zh": "搜索上限"},
     "failed_alloc": {"en": "the failed allocation of", "zh": "失败的分配"},
     "unknown_keys": {"en": "config keys not understood", "zh": "未识别的配置项"},
-    # the exported report (triage/report.py)
+    # the exported report (triage/render/report.py)
     "report_title": {"en": "triage report", "zh": "triage 诊断报告"},
     "report_most_likely": {"en": "Most likely", "zh": "最可能的原因"},
     "report_plan": {"en": "Plan", "zh": "修改计划"},
@@ -183,16 +201,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "panel_no_plan": {"en": "no combination of these remedies fits", "zh": "这些修改组合后仍放不下"},
     "panel_assumed": {"en": "assumed", "zh": "假设"},
     "panel_toggle": {"en": "space: try a remedy", "zh": "空格：试用某个修改"},
-    # the TUI (triage/tui/widgets/ranking.py)
-    "rank_ranking": {"en": "Ranking", "zh": "原因排名"},
-    "rank_unknown": {"en": "not known yet", "zh": "尚未知道"},
-}
-
-
-def t(key: str, lang: str) -> str:
-    """The string ``key`` in ``lang`` (English when missing)."""
-    entry = STRINGS[key]
-    return entry.get(lang, entry["en"])
     # triage run (triage/cli/cmd_run.py)
     "run_error_no_command": {
         "en": "no command given: triage run -- <command ...>",
@@ -253,3 +261,13 @@ def t(key: str, lang: str) -> str:
         "en": "highest memory figure in the output: {metric} {size} (log:{line})",
         "zh": "输出中最高的内存数字：{metric} {size}（log:{line}）",
     },
+    # the TUI (triage/tui/widgets/ranking.py)
+    "rank_ranking": {"en": "Ranking", "zh": "原因排名"},
+    "rank_unknown": {"en": "not known yet", "zh": "尚未知道"},
+}
+
+
+def t(key: str, lang: str) -> str:
+    """The string ``key`` in ``lang`` (English when missing)."""
+    entry = STRINGS[key]
+    return entry.get(lang, entry["en"])

@@ -9,7 +9,7 @@ from textual.app import App
 
 from triage.interview import Interview
 from triage.kb.models import Remedy
-from triage.report import render_report
+from triage.render.report import render_report
 from triage.tui.screens.export import write_new
 from triage.tui.screens.main import MainScreen
 from triage.tui.whatif import MemoryView, gib, memory_view, saving_label

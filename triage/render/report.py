@@ -98,7 +98,8 @@ def _gib(n: float) -> str:
 
 def _saving(r: dict[str, Any], lang: str) -> str:
     label = saving_label(r.get("saving_gib"), lang)
-    return f" — {label}" if label else ""
+    after = f" ({r['outcome']['label']})" if r.get("outcome") else ""
+    return f" — {label}{after}" if label else (f" —{after}" if after else "")
 
 
 def _remedies(data: dict[str, Any], lang: str) -> list[str]:
@@ -133,7 +134,7 @@ def _plan(kb: KnowledgeBase, mem: dict[str, Any], lang: str) -> list[str]:
     for n, step in enumerate(plan["steps"], 1):
         remedy = kb.remedies.get(step["id"])
         title = remedy.title.get(lang) if remedy else step["id"]
-        changes = ", ".join(f"`{k}={v}`" for k, v in step["changes"].items())
+        changes = step.get("label") or ", ".join(f"`{k}={v}`" for k, v in step["changes"].items())
         label = saving_label(step["saving_gib"], lang)
         saved = f" — {label}" if label else ""
         out.append(f"{n}. **{title}** (`{step['id']}`){saved}: {changes}")
