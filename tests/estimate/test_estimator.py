@@ -126,7 +126,9 @@ def test_zero3_shards_and_offload_empties_the_state():
     full = dict(BASE, finetune_method="full", max_length=512, gradient_checkpointing=True)
     single = estimate(full)
     z3 = estimate(dict(full, distributed="deepspeed", zero_stage=3, gpu_count=8))
-    assert z3.peak_bytes < single.peak_bytes / 3
+    n = single.run.arch.total_params()
+    # DeepSpeed's own estimate_zero3_model_states_mem_needs: 18 B/param over the GPUs + the largest layer
+    assert 18 * n / 8 <= z3.peak_bytes < single.peak_bytes / 2.5
     off = estimate(dict(full, distributed="deepspeed", zero_stage=2, offload=True, gpu_count=1))
     assert off.sizes["optimizer_state"].bytes == 0
     ddp = estimate(dict(full, distributed="ddp", gpu_count=2))

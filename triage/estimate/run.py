@@ -102,7 +102,22 @@ class Run:
     trainable_override: int | None = None
     """trainable_params_b from the user, when given."""
     freeze_layers_trained: int = 2
+    bitsandbytes_version: Version | None = None
+    """The installed bitsandbytes (None: unknown, sized as a current release)."""
+    framework: str = ""
+    """The training framework when it changes what is saved (``litgpt``); empty for HF transformers + peft."""
     assumptions: tuple[Assumption, ...] = field(default=())
+
+    @property
+    def bnb_keeps_inputs(self) -> bool:
+        """bitsandbytes >= 0.39.0, < 0.43.2: every 4-bit linear (MatMul4Bit) saves its input for backward.
+
+        bitsandbytes/autograd/_functions.py, MatMul4Bit.forward: ``ctx.tensors = (A, B)`` at tags
+        0.39.1-0.43.1, ``(None, B)`` from 0.43.2 (PR #1270, commit 9e753741 "fix QLoRA mem bug: delete
+        useless buffered activation"); 0.38.0 has no MatMul4Bit.
+        """
+        v = self.bitsandbytes_version
+        return self.quantization == "4bit" and v is not None and Version("0.39.0") <= v < Version("0.43.2")
 
     @property
     def w_bytes(self) -> int:
@@ -622,6 +637,25 @@ def _read_options(v: Mapping[str, Any]) -> _Options:
     )
 
 
+def _read_bnb_version(v: Mapping[str, Any], quant: str, notes: list[Assumption]) -> Version | None:
+    """The bitsandbytes version (it decides whether 4-bit layers keep their inputs for backward)."""
+    version = _version(v.get("bitsandbytes_version"))
+    if quant == "4bit" and version is None:
+        _assume(
+            notes,
+            "bitsandbytes_version",
+            ">= 0.43.2",
+            "not given; sized as a current release. bitsandbytes 0.39.0-0.43.1 keeps every 4-bit layer's "
+            "input for backward (more activation memory): say bitsandbytes_version",
+        )
+    return version
+
+
+def _read_framework(v: Mapping[str, Any]) -> str:
+    """The framework, where its own model code saves different tensors than transformers + peft."""
+    return "litgpt" if str(v.get("framework", "")).lower() == "litgpt" else ""
+
+
 def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None = None) -> Run:
     """Build a :class:`Run`; every default taken is recorded in ``Run.assumptions``."""
     v = fact_values(facts)
@@ -685,5 +719,7 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
         other_process_bytes=options.other_process_bytes,
         transformers_version=tf,
         trainable_override=options.trainable_override,
+        bitsandbytes_version=_read_bnb_version(v, quant, notes),
+        framework=_read_framework(v),
         assumptions=tuple(notes),
     )

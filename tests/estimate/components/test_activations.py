@@ -44,3 +44,26 @@ def test_the_recompute_of_one_layer_exists_only_with_checkpointing():
 
 def test_a_device_map_split_saves_only_its_share_of_the_layers():
     assert layer_saving(run_of(distributed="model_parallel", gpu_count=4)).layers == 8
+
+
+def test_bitsandbytes_before_0_43_2_keeps_every_4bit_layer_input():
+    from triage.estimate.components.activations import layer_saving
+
+    from .conftest import run_of
+
+    qlora = dict(finetune_method="qlora", quantization="4bit", prepare_kbit_training=False)
+    old = layer_saving(run_of(**qlora, bitsandbytes_version="0.42.0"))
+    fixed = layer_saving(run_of(**qlora, bitsandbytes_version="0.43.2"))
+    a = run_of().arch
+    # the four input groups of a Llama layer (q/k/v input, o_proj input, gate/up input, down_proj input), bf16
+    assert old.saved - fixed.saved == 2 * (a.hidden + a.q_width + a.hidden + a.intermediate)
+    assert layer_saving(run_of(**qlora, bitsandbytes_version="0.38.0")).saved == fixed.saved
+    assert layer_saving(run_of(bitsandbytes_version="0.42.0")).saved == layer_saving(run_of()).saved  # not 4-bit
+
+
+def test_unknown_bitsandbytes_version_is_an_assumption_on_4bit_runs():
+    from .conftest import run_of
+
+    taken = {a.fact for a in run_of(finetune_method="qlora", quantization="4bit").assumptions}
+    assert "bitsandbytes_version" in taken
+    assert "bitsandbytes_version" not in {a.fact for a in run_of().assumptions}

@@ -31,3 +31,54 @@ def test_ddp_buckets_are_a_second_copy_of_the_gradients():
 def test_zero2_buckets_are_hidden_squared():
     buckets = comm_buffers(context_of(distributed="deepspeed", zero_stage=2, gpu_count=2))
     assert buckets is not None and buckets.bytes == 2 * 4096 * 4096 * 2
+
+
+def _optimizer_step(**facts):
+    from triage.estimate import estimate
+
+    from .conftest import BASE
+
+    est = estimate(dict(BASE, finetune_method="full", mixed_precision="bf16", gradient_checkpointing=True, **facts))
+    return est, next(p for p in est.phases if p.name == "optimizer").total
+
+
+@pytest.mark.parametrize("gpus", [2, 4, 8])
+def test_zero1_and_zero2_model_states_match_deepspeeds_own_estimator(gpus):
+    # deepspeed/runtime/zero/stage_1_and_2.py estimate_zero2_model_states_mem_needs (no offload):
+    # 2 B/param of 16-bit weights + 18 B/param over the GPUs (16-bit and fp32 grads, fp32 params, Adam m and v)
+    est, z2 = _optimizer_step(distributed="deepspeed", zero_stage=2, gpu_count=gpus)
+    n = est.run.arch.total_params()
+    buckets = est.sizes["comm_buffers"].bytes
+    assert z2 - buckets == pytest.approx(2 * n + 18 * n / gpus, rel=0.005)
+    # ZeRO-1 keeps the 16-bit gradients whole: 2 more bytes per param, less 2/d
+    _, z1 = _optimizer_step(distributed="deepspeed", zero_stage=1, gpu_count=gpus)
+    assert z1 == pytest.approx(4 * n + 16 * n / gpus, rel=0.005)
+
+
+def test_zero3_model_states_are_at_least_deepspeeds_estimate():
+    # estimate_zero3_model_states_mem_needs (no offload): 4 B x the largest layer + 18 B/param over the GPUs;
+    # the estimator keeps two decoder layers and the embedding gathered (HF's 'auto' prefetch), a little more
+    est, z3 = _optimizer_step(distributed="deepspeed", zero_stage=3, gpu_count=8)
+    a = est.run.arch
+    n, largest = a.total_params(), a.vocab * a.hidden
+    ds = 4 * largest + 18 * n / 8
+    assert ds <= z3 <= 1.2 * ds
+
+
+def test_fsdp_gradient_accumulation_keeps_unsharded_gradients():
+    ctx_sync = context_of(finetune_method="full", distributed="fsdp", zero_stage=3, gpu_count=4)
+    ctx_accum = context_of(finetune_method="full", distributed="fsdp", zero_stage=3, gpu_count=4, grad_accum=4)
+    from triage.estimate.components.trainable import gradients
+
+    assert gradients(ctx_accum).bytes == 4 * gradients(ctx_sync).bytes
+    assert "no_sync" in gradients(ctx_accum).formula
+
+
+def test_litgpt_fsdp_lora_keeps_gradients_for_the_frozen_weights_too():
+    from triage.estimate.components.trainable import gradients
+
+    hf = gradients(context_of(distributed="fsdp", zero_stage=3, gpu_count=2))
+    lit = gradients(context_of(distributed="fsdp", zero_stage=3, gpu_count=2, framework="litgpt"))
+    n = run_of().arch.total_params()
+    assert hf.bytes < 0.01 * n
+    assert lit.bytes == n * 2 // 2

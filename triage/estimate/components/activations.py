@@ -54,8 +54,17 @@ def _linear_inputs(run: Run, trainable_linears: bool) -> int:
     mods = adapter_modules(run)
     saved = 0
     for group, width in widths.items():
-        shared = trainable_linears
-        for _ in (m for m in mods if m[3] == group):
+        # a trained linear saves its input for the weight gradient; so does every 4-bit linear of
+        # bitsandbytes 0.39.0-0.43.1 (MatMul4Bit keeps ctx.tensors = (A, B): Run.bnb_keeps_inputs)
+        shared = trainable_linears or run.bnb_keeps_inputs
+        adapted = [m for m in mods if m[3] == group]
+        if run.framework == "litgpt":
+            saved_litgpt, shared_litgpt = _litgpt_lora_inputs(run, group, width, len(adapted))
+            saved += saved_litgpt
+            if shared or shared_litgpt:
+                saved += e * width
+            continue
+        for _ in adapted:
             if e != 4:  # peft casts the input to the fp32 adapter dtype, one copy per adapted module
                 saved += 4 * width
             else:
@@ -68,6 +77,23 @@ def _linear_inputs(run: Run, trainable_linears: bool) -> int:
     return saved
 
 
+def _litgpt_lora_inputs(run: Run, group: str, width: int, adapted: int) -> tuple[int, bool]:
+    """What litgpt's LoRA layers save per token for one input group, and whether they keep the input itself.
+
+    litgpt (litgpt/lora.py) keeps its adapters in the model dtype and does not cast the input: each LoRA
+    linear saves its dropout's bool mask and output (or, without dropout, the input itself) and the
+    r-wide ``lora_A`` output. q, k and v are one fused ``attn`` linear there, so they count once.
+    """
+    if not adapted:
+        return 0, False
+    e = run.e
+    modules = 1 if group == "attn_in" else adapted
+    saved = modules * e * run.lora_r
+    if run.lora_dropout > 0:
+        return saved + modules * (width + e * width), False
+    return saved, True
+
+
 def _outside_attention(run: Run, trainable_linears: bool) -> int:
     """Bytes per token one layer saves outside the attention core."""
     a, e = run.arch, run.e
@@ -75,7 +101,9 @@ def _outside_attention(run: Run, trainable_linears: bool) -> int:
     fp32_norm_output = 4 * h if a.norm == "rms_fp32" and trainable_linears else 0
     per_norm = e * h + 8 if a.norm == "layer" else 4 * h + fp32_norm_output
     saved = a.norms_per_layer * per_norm + _linear_inputs(run, trainable_linears)
-    saved += 3 * e * f if a.mlp == "gated" else ACT_SAVED.get(a.act, 1) * e * f
+    # litgpt's MLPs call torch's gelu (one saved input) where transformers' python gelu_new saves four
+    act_saved = 1 if run.framework == "litgpt" else ACT_SAVED.get(a.act, 1)
+    saved += 3 * e * f if a.mlp == "gated" else act_saved * e * f
     if a.resid_dropout:
         saved += 2 * h
     return saved

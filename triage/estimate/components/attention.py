@@ -32,6 +32,8 @@ FUSED_QKV = ("phi3", "neox", "falcon", "chatglm", "baichuan", "gpt2")
 def _repeats_kv(run: Run) -> bool:
     """The kernel sees the KV heads repeated to the query heads (eager; SDPA before transformers 4.48)."""
     tfv = run.transformers_version
+    if run.framework == "litgpt":  # litgpt expands k and v to the query heads before SDPA
+        return True
     return run.attn == "eager" or (run.attn == "sdpa" and tfv is not None and tfv < Version("4.48.0"))
 
 

@@ -31,6 +31,15 @@ def logits_loss(run: Run) -> Component:
             f"fused/chunked cross-entropy: gradient of the hidden states ({tokens:,} x {a.hidden} x {e} B) "
             f"+ one chunk of {chunk:,} tokens x V={a.vocab} x 8 B",
         )
+    if run.framework == "litgpt":
+        # litgpt (litgpt/utils.py chunked_cross_entropy) takes the cross-entropy of the bf16 logits in
+        # chunks of 128 tokens: the logits and each chunk's log-softmax output stay in the compute dtype
+        return Component(
+            "logits_loss",
+            2 * tokens * a.vocab * e,
+            f"litgpt chunked cross-entropy on {run.compute_dtype} logits: logits + log-softmax output, "
+            f"2 x {tokens:,} tokens x V={a.vocab} x {e} B",
+        )
     n_v = LIVE_FP32_LOGITS
     return Component(
         "logits_loss",

@@ -99,4 +99,10 @@ def optimizer_temps(ctx: Context) -> Component:
         formula = "Adafactor step: fp32 copies of the largest parameter, its gradient and the update"
     else:
         temps, formula = 0, "fused step: no large temporaries"
+    if master_weights(ctx) is not None:
+        # DeepSpeed's step converts the 16-bit gradient partition to fp32: estimate_zero2/zero3_model_states_
+        # mem_needs count 18 B per param over the GPUs = 2 (16-bit grads) + 4 (fp32 grads) + 4 (fp32 params) + 8
+        fp32_grads = ctx.trainable.total_params * 4 // ctx.shards.state
+        temps += fp32_grads
+        formula += f"; fp32 gradient partition of the DeepSpeed step: {fp32_grads / 2**30:.2f} GiB"
     return Component("optimizer_temps", 0 if ctx.shards.offload_state else temps, formula)

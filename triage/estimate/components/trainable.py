@@ -166,7 +166,18 @@ def gradients(ctx: Context) -> Component:
     else:
         grads = tr.gradient_bytes
         note = f"{tr.total_params:,} trainable params x {tr.element_bytes} B"
-    if shards.grads > 1:
+    if run.lora and run.framework == "litgpt" and run.distributed == "fsdp" and shards.gpus > 1:
+        # litgpt wraps each Block (frozen base and LoRA together) in one FSDP unit: FSDP1 with
+        # use_orig_params then keeps gradient memory as if nothing were frozen (torch FSDP docstring:
+        # mixing frozen and non-frozen parameters causes "higher than expected gradient memory usage")
+        grads = run.arch.total_params() * run.w_bytes
+        note = f"{run.arch.total_params():,} params x {run.w_bytes} B: FSDP units mix frozen and LoRA parameters"
+    if shards.grads > 1 and run.distributed == "fsdp" and run.grad_accum > 1:
+        note += (
+            "; not sharded: gradient accumulation runs under FSDP no_sync, which keeps the full unsharded "
+            "gradients until the sync step (torch FSDP.no_sync docstring; accelerate's sync_each_batch avoids it)"
+        )
+    elif shards.grads > 1:
         grads //= shards.grads
         note += f" / {shards.grads} GPUs (ZeRO-{run.zero_stage})"
     if shards.offload_state and run.zero_stage >= 2:
