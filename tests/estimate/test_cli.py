@@ -142,3 +142,19 @@ def test_text_fits_80_columns(capsys):
     out = capsys.readouterr().out
     assert "DOES NOT FIT" in out
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+@pytest.mark.parametrize(("lang", "word"), [("en", "BORDERLINE"), ("zh", "临界")])
+def test_a_gpu_between_the_low_and_expected_totals_is_borderline(capsys, lang, word):
+    args = [a for a in SCENARIO_ARGS if a not in ("--gpu", "3090")]
+    main([*args, "--format", "json"])
+    band = json.loads(capsys.readouterr().out)["device_total_gib"]
+    between = int((band["low"] + band["expected"]) / 2 * 1024**3)
+    code = main([*args, "--fact", f"gpu_memory_bytes={between}", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "borderline" and data["fits"] is False and code == 1
+    main([*args, "--fact", f"gpu_memory_bytes={between}", "--lang", lang])
+    out = capsys.readouterr().out
+    assert word in out
+    main([*args, "--fact", f"gpu_memory_bytes={int(band['low'] * 0.9 * 1024**3)}", "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["verdict"] == "does_not_fit"

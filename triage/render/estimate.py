@@ -79,10 +79,14 @@ def render_estimate(est: Estimate, inputs: Inputs | None = None, lang: str = "en
     lines.append("")
     if est.capacity_bytes:
         cap = est.capacity_bytes
-        verdict = t("fits", lang) if est.fits else t("does_not_fit", lang)
+        verdict = {"fits": t("fits", lang), "borderline": t("est_borderline", lang)}.get(
+            est.verdict, t("does_not_fit", lang)
+        )
         lines.append(capacity_bar(band.expected, cap))
         short = "" if est.fits else f" ({t('est_short_by', lang)} {(band.expected - cap) / GiB:.2f} GiB)"
         lines.append(f"{band.expected / GiB:.2f} / {cap / GiB:.2f} GiB: {verdict.upper()}{short}")
+        if est.verdict == "borderline":
+            lines += wrap(f"  ({t('est_borderline_why', lang)})", WIDTH, "", "   ")
         if est.fits and band.high > cap:
             lines += wrap(f"  ({t('est_high_end', lang)})", WIDTH, "", "   ")
     else:

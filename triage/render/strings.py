@@ -107,6 +107,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "est_device": {"en": "On the device", "zh": "显卡上的总占用"},
     "est_band": {"en": "low / expected / high = allocated peak plus:", "zh": "低 / 预计 / 高 = 已分配峰值加上："},
     "est_short_by": {"en": "short by", "zh": "还差"},
+    "est_borderline": {"en": "borderline", "zh": "临界"},
+    "est_borderline_why": {
+        "en": "fits only at the low end of the estimate: the expected total is over the GPU, the low end is not",
+        "zh": "只有在估算区间的下限才放得下：预计总量超过显存，区间下限没有超过",
+    },
     "est_high_end": {
         "en": "the high end of the band does not fit: little room for fragmentation",
         "zh": "区间上限放不下：几乎没有留给碎片的余地",
