@@ -90,6 +90,10 @@ def capture(argv: Sequence[str], *, log_to: str | None = None) -> Capture:
     Returns what its command line, config files, environment and output said; turn it into
     :class:`Inputs` with :func:`read_capture`. Raises :class:`RunError` when it cannot be started.
     """
+    import os
+
+    if os.name != "posix":
+        raise RunError("triage run needs Linux or macOS (pseudo-terminals and POSIX signals)", 2, "not_posix")
     from triage.capture.session import capture as run_captured
 
     return run_captured(argv, log_to=log_to)

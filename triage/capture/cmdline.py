@@ -18,7 +18,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from triage.ingest.config import RULES, read_config
@@ -250,9 +250,19 @@ def _said(said: list[str], key: str) -> str | None:
     return None
 
 
+def accelerate_default_config(env: Mapping[str, str]) -> str | None:
+    """The config ``accelerate launch`` falls back to (``accelerate config`` writes it), when it exists."""
+    home = env.get("HF_HOME") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface"
+    )
+    path = os.path.join(os.path.expanduser(home), "accelerate", "default_config.yaml")  # accelerate's config_args.py
+    return path if os.path.isfile(path) else None
+
+
 @dataclass
 class _Reader:
     cwd: str
+    env_vars: Mapping[str, str] = field(default_factory=dict)
     launcher: str = "other"
     interpreter: str | None = None
     launcher_found: list[Found] = field(default_factory=list)
@@ -391,6 +401,9 @@ class _Reader:
         self.launcher = "accelerate"
         options, said, start = _launcher_options(tokens, _ACCELERATE_FLAGS)
         self.config_option(options, "config_file", "deepspeed_config_file", "fsdp_config_file")
+        default = accelerate_default_config(self.env_vars)
+        if "config_file" not in options and default is not None:
+            self.configs.append(default)  # what `accelerate launch` reads when no --config_file is given
         count, key = _int_option(options, "num_processes")
         machines, _ = _int_option(options, "num_machines")
         if count is not None and key is not None:
@@ -441,9 +454,9 @@ class _Reader:
         )
 
 
-def read_command(argv: Sequence[str], cwd: str | None = None) -> CommandReading:
+def read_command(argv: Sequence[str], cwd: str | None = None, env: Mapping[str, str] | None = None) -> CommandReading:
     """What ``argv`` (the user's command, unchanged) says about the run; never raises on odd arguments."""
-    reader = _Reader(cwd or os.getcwd())
+    reader = _Reader(cwd or os.getcwd(), os.environ if env is None else env)
     if argv:
         reader.command(list(argv))
     return reader.reading()

@@ -205,6 +205,8 @@ def capture(argv: Sequence[str], *, log_to: str | None = None, cwd: str | None =
         command = read_command(argv, cwd)
         env = dict(os.environ)
         env.update(command.env)
+        if command.env:
+            command = read_command(argv, cwd, env)  # an `env VAR=...` prefix can move accelerate's config
         configs, notes = read_configs(command.config_files)
         probes: list[tuple[str, environ.Probe]] = [
             (environ.ENVIRONMENT, environ.variables(env)),

@@ -233,6 +233,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "--log-to {path}: cannot write: {why}",
         "zh": "--log-to {path}：无法写入：{why}",
     },
+    "run_error_not_posix": {
+        "en": "triage run needs Linux or macOS (pseudo-terminals and POSIX signals)",
+        "zh": "triage run 需要 Linux 或 macOS（伪终端和 POSIX 信号）",
+    },
     "run_oom": {
         "en": "the command ran out of {what} (exit {code}); what its command line, environment and output say:",
         "zh": "命令因{what}不足而失败（退出码 {code}）；根据它的命令行、环境和输出：",
