@@ -21,14 +21,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.kb.loader import load_checked
+    from triage import api
     from triage.kb.models import Category
     from triage.render.explain import explain, list_facts
 
     if args.categories:
         print("\n".join(c.value for c in Category))
         return EXIT_OK
-    kb = load_checked(args.knowledge)
+    kb = api.knowledge(args.knowledge)
     if args.facts:
         sys.stdout.write(list_facts(kb, args.lang))
         return EXIT_OK
