@@ -301,3 +301,23 @@ def test_log_to_never_overwrites_a_file_the_command_uses(tmp_path, run_env):
     out = triage_run(["--log-to", str(config), "--", "cat", str(config)], run_env, tmp_path)
     assert out.returncode == 3 and "the command uses this file" in out.stderr.decode()
     assert config.read_text() == "micro_batch_size: 2\n"
+
+
+def test_every_run_error_is_said_in_both_languages():
+    """Each RunError raised names a message that exists in English and Chinese with the same fields."""
+    import re
+    import string
+
+    from triage.render.strings import STRINGS
+
+    root = Path(__file__).parent.parent.parent / "triage"
+    sources = [*(root / "capture").glob("*.py"), root / "api.py"]
+    raised = re.findall(
+        r"RunError\(\s*f?\"[^\"]*\",\s*\d+,\s*\"(\w+)\"((?:,\s*\w+=[^,)]+)*)", "".join(p.read_text() for p in sources)
+    )
+    assert len(raised) >= 8
+    for key, params in raised:
+        entry = STRINGS[f"run_error_{key}"]
+        fields = {name for _, name, _, _ in string.Formatter().parse(entry["en"]) if name}
+        assert fields == set(re.findall(r"(\w+)=", params)), key
+        assert fields == {name for _, name, _, _ in string.Formatter().parse(entry["zh"]) if name}, key

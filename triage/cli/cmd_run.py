@@ -97,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         text = _render(kb, api.analyse(kb, inputs.session(lang)), inputs.text, args)
     except (api.FactError, api.IngestError, api.KnowledgeError) as exc:
         _say(str(exc))
+    except KeyboardInterrupt:  # the run is over: its exit code still stands
+        _say("interrupted")
     else:
         if args.output is not None:
             try:
