@@ -321,3 +321,25 @@ def test_every_run_error_is_said_in_both_languages():
         fields = {name for _, name, _, _ in string.Formatter().parse(entry["en"]) if name}
         assert fields == set(re.findall(r"(\w+)=", params)), key
         assert fields == {name for _, name, _, _ in string.Formatter().parse(entry["zh"]) if name}, key
+
+
+def test_what_the_oom_message_says_of_other_processes_beats_nvidia_smi_before_the_run(tmp_path, run_env, script):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'Tesla T4, 15360, 0'\n")
+    smi.chmod(0o755)
+    run_env["PATH"] = f"{bin_dir}{os.pathsep}{run_env['PATH']}"
+    train = script("train.py", PRINT_AND_EXIT)
+    out = triage_run(
+        [
+            *("--format", "json", "--output", str(tmp_path / "diagnosis.json"), "--"),
+            *(sys.executable, train, str(OOM / "torch21_other_process.txt"), "1"),
+        ],
+        run_env,
+        tmp_path,
+    )
+    assert out.returncode == 1
+    facts = json_diagnosis(tmp_path)["facts"]
+    assert facts["other_process_bytes"]["source"] == "log" and facts["other_process_bytes"]["value"] > 0
+    assert facts["gpu_name"]["path"] == "nvidia-smi"

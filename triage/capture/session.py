@@ -33,6 +33,8 @@ from triage.ingest.text import read_lines
 EXIT_STATUS = "exit status"
 #: error_kind values that are an out-of-memory error (anything but "other").
 OOM_KINDS = frozenset({"cuda_oom", "host_oom", "cublas_alloc", "no_executable_batch"})
+#: Facts the OOM message states for the moment of the error, which a probe before the run cannot know better.
+AT_THE_OOM = frozenset({"other_process_bytes"})
 #: The source kind (its rank in the merge) and label of each reading.
 Group = tuple[tuple[Found, ...], str, str | None]
 
@@ -114,12 +116,16 @@ class Capture:
         out: list[Group] = [(launcher, "config", COMMAND_LINE)]
         out += [(tuple(reading.found), "config", path) for path, reading in self.configs]
         out.append((self.command.found, "config", COMMAND_LINE))
-        out += [(probe.found, "env", label) for label, probe in self.probes]
         reading = self.finished.reading
         text = read_lines(
             (ln.number, ln.text) for w in reading.digest.windows[-1:] for ln in w if "Traceback" not in ln.text
         )
-        out.append((tuple(reading.found) + tuple(text), "log", None))
+        logged = (*reading.found, *text)
+        # what the OOM message says other processes held at the moment of the error beats what
+        # nvidia-smi saw before the command started
+        at_oom = {f.name for f in logged} & AT_THE_OOM
+        out += [(tuple(f for f in probe.found if f.name not in at_oom), "env", label) for label, probe in self.probes]
+        out.append((logged, "log", None))
         exit_found = tuple(self._exit_found())
         if exit_found:
             label = environ.CGROUP if self.oom_kills is not None else EXIT_STATUS
