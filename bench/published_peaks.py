@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import statistics
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from triage.estimate import estimate  # noqa: E402
-from triage.estimate.architecture import from_hf_config  # noqa: E402
+from triage.estimate.architecture import find_architecture, from_hf_config  # noqa: E402
 from triage.estimate.records import Estimate  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "published.yaml"
@@ -118,6 +118,11 @@ def evaluate(row: dict[str, Any], groups: dict[str, Any]) -> Published:
     arch = None
     if row.get("hf_config"):
         arch = from_hf_config(row["hf_config"], source=f"{row['id']} config")
+    elif row.get("untied"):
+        preset = find_architecture(str(row["model"]))
+        if preset is None:
+            raise ValueError(f"{row['id']}: unknown preset {row['model']!r}")
+        arch = replace(preset, tied=False)
     elif row.get("model") and "model_name" not in facts:
         facts["model_name"] = row["model"]
     est = estimate(facts, arch)

@@ -674,6 +674,17 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
     ev = _read_evaluation(v, notes)
     dist = _read_distribution(v, notes)
     options = _read_options(v)
+    if dist.distributed == "deepspeed" and compute_dtype != weight_dtype and quant == "none":
+        # DeepSpeed's fp16/bf16 mode casts the module's parameters to that dtype (zero.Init creates them
+        # in it); the fp32 master copy lives in the optimizer (deepspeed/runtime/engine.py
+        # _configure_distributed_model), and accelerate does not autocast under DeepSpeed
+        weight_dtype = _assume(
+            notes,
+            "torch_dtype",
+            compute_dtype,
+            f"DeepSpeed's {compute_dtype} mode casts the weights to {compute_dtype}; the fp32 master copy "
+            "is in the optimizer",
+        )
     if attn == "flash_attention_2" and device.capability is not None and device.capability < 8.0:
         notes.append(
             Assumption(

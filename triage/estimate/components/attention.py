@@ -47,7 +47,9 @@ def saved_per_token(run: Run) -> tuple[int, int]:
     qw, kvw = a.q_width, a.kv_width
     kv_saved = qw if _repeats_kv(run) and a.kv_heads != a.heads else kvw
     core = e * qw + e * kv_saved  # q and k after RoPE
-    core += e * (qw + 2 * kvw) if a.layout in FUSED_QKV else e * kv_saved  # v
+    # v; a view into a fused qkv output keeps all of it (litgpt fuses qkv in every model: its ``attn`` linear)
+    fused = a.layout in FUSED_QKV or run.framework == "litgpt"
+    core += e * (qw + 2 * kvw) if fused else e * kv_saved
     if run.attn != "eager":
         return core + e * qw + 4 * a.heads, 0  # output and fp32 logsumexp
     s_term = a.heads * run.seq * (4 + (e if e != 4 else 0))

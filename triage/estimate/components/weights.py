@@ -74,7 +74,10 @@ def live_weights(run: Run, shards: Sharding, loaded: Component) -> Component:
             f"{loaded.formula}; layers split over {d} GPUs (device_map), the last GPU also holds lm_head",
         )
     if shards.params > 1 or shards.offload_params:
-        working = 2 * a.layer_params() * w + a.vocab * a.hidden * w
+        # FSDP's MixedPrecision gathers the shards in the compute dtype (accelerate sets param_dtype from
+        # mixed_precision); DeepSpeed's 16-bit mode has the weights in it already
+        gathered = run.e if run.quantization == "none" else w
+        working = 2 * a.layer_params() * gathered + a.vocab * a.hidden * gathered
         base = 0 if shards.offload_params else loaded.bytes // shards.params
         return Component(
             "weights",
@@ -90,6 +93,8 @@ def autocast_copies(run: Run) -> Component | None:
     """Compute-dtype copies of the linear weights that autocast keeps for backward."""
     if run.compute_dtype == run.weight_dtype or run.quantization != "none":
         return None
+    if run.distributed == "fsdp" and run.gpu_count > 1:
+        return None  # FSDP's MixedPrecision hands the layers their weights already cast to the compute dtype
     a = run.arch
     cast_params = (a.linear_params() // a.layers if run.gc else a.linear_params()) + a.vocab * a.hidden
     return Component(
