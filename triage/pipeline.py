@@ -37,7 +37,7 @@ from triage.ingest.found import to_facts
 from triage.ingest.inputs import gather
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Remedy
-from triage.quantify import NOT_ESTIMABLE, Memory, derive, quantify, saver
+from triage.quantify import NOT_ESTIMABLE, Memory, Outcome, derive, quantify, saver
 from triage.similar import VOTE_WEIGHT, Index, Neighbour, votes
 
 if TYPE_CHECKING:
@@ -235,8 +235,10 @@ def analyse(
     need = None
     if est is not None and est.capacity_bytes:
         need = max(0, est.device_total.expected - est.capacity_bytes) or None
-    diagnosis = diagnose(kb, session, scorer, saving_of=saver(session.facts, est), need=need)
-    return Analysis(diagnosis, quantify(diagnosis, est, missing), neighbours or ())
+    outcomes: dict[str, Outcome] = {}
+    diagnosis = diagnose(kb, session, scorer, saving_of=saver(session.facts, est, outcomes), need=need)
+    memory = quantify(diagnosis, est, missing, library=kb.remedies.values(), outcomes=outcomes)
+    return Analysis(diagnosis, memory, neighbours or ())
 
 
 def estimate_inputs(inputs: Inputs) -> Estimate:

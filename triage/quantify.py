@@ -10,10 +10,10 @@ is absent and :attr:`Memory.missing` says what it needs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
-from triage.engine.diagnose import Diagnosis
+from triage.engine.diagnose import Diagnosis, remedy_status
 from triage.estimate import (
     ArchitectureError,
     ChangeError,
@@ -23,17 +23,34 @@ from triage.estimate import (
     OptimizerError,
     Plan,
     RunError,
+    Target,
     derived_facts,
     estimate,
     fingerprint,
     plan,
-    saving,
+    saving_detail,
 )
 from triage.facts import FactSet
 from triage.kb.models import Remedy
 
 #: Estimator errors that mean "not enough is known", never a crash.
 NOT_ESTIMABLE = (ModelUnknown, RunError, ArchitectureError, OptimizerError, ChangeError)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One remedy applied to this run: the settings it moves, the estimate after and the verdict."""
+
+    saving_bytes: int | None
+    """Expected device total before minus after; None when it cannot be sized (see ``unsized``)."""
+    after_bytes: int
+    """Expected device total with the remedy applied."""
+    verdict: str
+    """The run's verdict after the change: fits, borderline, does_not_fit or unknown (no GPU)."""
+    targets: tuple[Target, ...]
+    """Each setting moved, with its value on the run and after (relative changes resolved)."""
+    unsized: str | None = None
+    """Why the saving cannot be sized (``length_distribution``), when it cannot."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +65,8 @@ class Memory:
     """The cheapest set of applicable remedies that fits; None without an estimate or a GPU."""
     fingerprint: Fingerprint | None
     """Which predicted tensor the failing allocation most likely was."""
+    outcomes: Mapping[str, Outcome] = field(default_factory=dict)
+    """Per remedy id: the remedy applied alone to this run (every remedy with a modelled change)."""
 
 
 def try_estimate(facts: FactSet) -> tuple[Estimate | None, str | None]:
@@ -82,28 +101,123 @@ def derive(facts: FactSet) -> FactSet:
     )
 
 
-def saver(facts: FactSet, est: Estimate | None) -> Callable[[Remedy], int | None] | None:
-    """A function giving a remedy's saving in bytes on this run (None when it has no modelled change)."""
+def outcome(facts: FactSet, est: Estimate, remedy: Remedy) -> Outcome | None:
+    """``remedy`` applied alone to the run (None when it changes nothing modelled or cannot be applied)."""
+    if not remedy.changes:
+        return None
+    try:
+        detail = saving_detail(facts, remedy.changes, before=est)
+    except NOT_ESTIMABLE:
+        return None
+    if set(detail.unmodeled) >= set(remedy.changes):
+        return None  # the estimator does not model any of it: no saving to state, not "~0"
+    after = detail.after
+    return Outcome(
+        None if detail.unsized else detail.bytes,
+        after.device_total.expected,
+        after.verdict,
+        detail.targets,
+        detail.unsized,
+    )
+
+
+def saver(
+    facts: FactSet, est: Estimate | None, outcomes: dict[str, Outcome] | None = None
+) -> Callable[[Remedy], int | None] | None:
+    """A function giving a remedy's saving in bytes on this run (None when it has no modelled change
+    or the saving cannot be sized); each remedy's whole :class:`Outcome` is kept in ``outcomes``."""
     if est is None:
         return None
 
     def saving_of(remedy: Remedy) -> int | None:
-        if not remedy.changes:
+        result = outcome(facts, est, remedy)
+        if result is None:
             return None
-        try:
-            return saving(facts, remedy.changes)
-        except NOT_ESTIMABLE:
-            return None
+        if outcomes is not None:
+            outcomes[remedy.id] = result
+        return result.saving_bytes
 
     return saving_of
 
 
-def quantify(diagnosis: Diagnosis, est: Estimate | None, missing: str | None) -> Memory:
-    """The plan and fingerprint for a diagnosed session whose estimate is ``est``."""
+#: Facts a general memory lever may change: a remedy that changes only these is a plan candidate
+#: for every run, whichever cause it is filed under (batch size with accumulation, checkpointing,
+#: attention, optimizer, fused loss, length, method, quantization, dtype, evaluation settings).
+#: Distribution, hardware, versions and data-dependent settings come only from the diagnosis.
+LEVERS = frozenset(
+    {
+        "batch_size",
+        "grad_accum",
+        "gradient_checkpointing",
+        "attn_implementation",
+        "optimizer",
+        "fused_loss",
+        "max_length",
+        "finetune_method",
+        "quantization",
+        "lora_r",
+        "torch_dtype",
+        "eval_batch_size",
+        "eval_accumulation_steps",
+        "preprocess_logits",
+        "num_beams",
+        "max_new_tokens",
+        "expandable_segments",
+    }
+)
+
+
+def plan_candidates(diagnosis: Diagnosis, library: Iterable[Remedy] = ()) -> list[Remedy]:
+    """What the planner may combine: the diagnosis' applicable remedies, then every general lever of
+    ``library`` (the knowledge base's remedies) that is not known not to apply.
+
+    A remedy the run already has, or whose requirement fails, is never a candidate; two remedies
+    making the same change count once.
+    """
+    facts = diagnosis.session.facts
+    out: list[Remedy] = []
+    seen: set[tuple[tuple[str, str], ...]] = set()
+
+    def add(remedy: Remedy) -> None:
+        key = tuple(sorted((k, str(v).lower()) for k, v in remedy.changes.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(remedy)
+
+    for rr in diagnosis.remedies:
+        if rr.applicable is not False and rr.remedy.changes:
+            add(rr.remedy)
+    for remedy in sorted(library, key=lambda r: r.id):
+        if not remedy.changes or not set(remedy.changes) <= LEVERS:
+            continue
+        if remedy_status(remedy, facts)[0] is not False:
+            add(remedy)
+    return out
+
+
+def quantify(
+    diagnosis: Diagnosis,
+    est: Estimate | None,
+    missing: str | None,
+    *,
+    library: Iterable[Remedy] = (),
+    outcomes: Mapping[str, Outcome] | None = None,
+) -> Memory:
+    """The plan and fingerprint for a diagnosed session whose estimate is ``est``.
+
+    ``library``: remedies beyond the diagnosis' that the planner may use (see :func:`plan_candidates`);
+    ``outcomes``: the remedies already applied by :func:`saver` (the others listed are computed here).
+    """
     facts = diagnosis.session.facts
     if est is None:
         return Memory(None, missing, None, None)
-    candidates = [r.remedy for r in diagnosis.remedies if r.applicable is not False and r.remedy.changes]
+    known = dict(outcomes or {})
+    for rr in diagnosis.remedies:
+        if rr.remedy.id not in known:
+            got = outcome(facts, est, rr.remedy)
+            if got is not None:
+                known[rr.remedy.id] = got
+    candidates = plan_candidates(diagnosis, library)
     try:
         best = plan(facts, candidates) if est.capacity_bytes else None
     except NOT_ESTIMABLE:
@@ -112,4 +226,4 @@ def quantify(diagnosis: Diagnosis, est: Estimate | None, missing: str | None) ->
         print_ = fingerprint(facts, est)
     except NOT_ESTIMABLE:
         print_ = None
-    return Memory(est, None, best, print_)
+    return Memory(est, None, best, print_, known)

@@ -96,7 +96,9 @@ class Diagnosis:
     """True when no question is worth asking any more."""
 
 
-def _remedy_status(remedy: Remedy, facts: FactSet) -> tuple[bool | None, tuple[str, ...]]:
+def remedy_status(remedy: Remedy, facts: FactSet) -> tuple[bool | None, tuple[str, ...]]:
+    """Whether ``remedy`` applies to the run (False: a requirement or prerequisite fails, or the run
+    already has every change it makes; None: something is unknown) and why not."""
     blockers: list[str] = []
     state: bool | None = True
     for req in remedy.requires:
@@ -173,7 +175,7 @@ def _rank_remedies(
     ranked = []
     for rid, weight in weights.items():
         remedy = kb.remedies[rid]
-        state, blockers = _remedy_status(remedy, facts)
+        state, blockers = remedy_status(remedy, facts)
         saving = saving_of(remedy) if saving_of is not None else None
         value = _value(remedy, weight, saving, need)
         ranked.append(RankedRemedy(remedy, weight, tuple(owners[rid]), state, blockers, saving, value))

@@ -33,7 +33,7 @@ NCCL and other processes are the separate ``device_total`` band.
 from __future__ import annotations
 
 from triage.estimate.architecture import Architecture, ArchitectureError, find_architecture, load_hf_config, presets
-from triage.estimate.changes import ChangeError, Saving, apply_changes, saving, saving_detail
+from triage.estimate.changes import ChangeError, Saving, Target, apply_changes, saving, saving_detail
 from triage.estimate.derived import derived_facts
 from triage.estimate.estimator import Band, BandItem, Component, Estimate, Phase, estimate, estimate_run
 from triage.estimate.fingerprint import Candidate, Fingerprint, fingerprint
@@ -65,6 +65,7 @@ __all__ = [
     "Run",
     "RunError",
     "Saving",
+    "Target",
     "apply_changes",
     "derived_facts",
     "estimate",

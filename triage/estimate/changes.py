@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
-from triage.estimate.defaults import given_or_default
+from triage.estimate.defaults import DEFAULTS, given_or_default
 from triage.estimate.estimator import Estimate, estimate
 from triage.estimate.run import as_int, fact_values
 
@@ -171,6 +171,61 @@ def apply_changes(values: Mapping[str, Any], changes: Mapping[str, Any]) -> dict
     return after
 
 
+#: Changed facts read back from the sized run (so "half" reads 2048 -> 1024 and "scaled" 1 -> 4).
+RUN_FIELDS = {
+    "max_length": "seq",
+    "batch_size": "batch",
+    "grad_accum": "grad_accum",
+    "gradient_checkpointing": "gc",
+    "gc_active": "gc",
+    "attn_implementation": "attn",
+    "optimizer": "optimizer",
+    "quantization": "quantization",
+    "double_quant": "double_quant",
+    "finetune_method": "method",
+    "lora_r": "lora_r",
+    "lora_dropout": "lora_dropout",
+    "prepare_kbit_training": "prepare_kbit",
+    "fused_loss": "fused_loss",
+    "optimizer_in_backward": "optimizer_in_backward",
+    "torch_dtype": "weight_dtype",
+    "eval_batch_size": "eval_batch",
+    "eval_accumulation_steps": "eval_accumulation_steps",
+    "compute_metrics": "compute_metrics",
+    "preprocess_logits": "preprocess_logits",
+    "max_new_tokens": "max_new_tokens",
+    "num_beams": "num_beams",
+    "distributed": "distributed",
+    "zero_stage": "zero_stage",
+    "offload": "offload",
+    "gpu_count": "gpu_count",
+    "expandable_segments": "expandable_segments",
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    """One setting a change moves: its value on the user's run and after the change."""
+
+    fact: str
+    before: Any
+    after: Any
+
+
+def _run_value(est: Estimate, fact: str, values: Mapping[str, Any]) -> Any:
+    run = est.run
+    if fact in ("padding", "packing", "truncation", "max_sample_tokens"):
+        return values.get(fact, DEFAULTS[fact].value if fact in DEFAULTS else "?")
+    if fact in ("gpu_name", "gpu_memory_bytes"):
+        return run.gpu.name if run.gpu is not None and fact == "gpu_name" else est.capacity_bytes
+    if fact == "lora_target_modules":
+        return ",".join(run.lora_targets)
+    if fact == "modules_to_save":
+        return ",".join(run.modules_to_save) or "none"
+    name = RUN_FIELDS.get(fact)
+    return getattr(run, name) if name is not None else values.get(fact)
+
+
 @dataclass(frozen=True)
 class Saving:
     """What one set of changes does to the estimate."""
@@ -181,11 +236,38 @@ class Saving:
     after: Estimate
     unmodeled: tuple[str, ...]
     """Changed facts the estimator does not model (their effect is not in ``bytes``)."""
+    targets: tuple[Target, ...] = ()
+    """Each changed setting with its value before and after, as the estimator sized them
+    (relative changes resolved: ``max_length: half`` on a 2048 run reads 2048 -> 1024), plus the
+    settings the change implies (``grad_accum`` when the micro-batch shrinks, ``finetune_method``
+    when a LoRA base goes 4-bit)."""
+    unsized: str | None = None
+    """Why the saving cannot be sized from what is known (then ``bytes`` is 0 and means nothing):
+    ``"length_distribution"`` when it depends on how long the samples are."""
 
     @property
     def allocated_bytes(self) -> int:
         """The saving on the allocated peak alone."""
         return self.before.peak_bytes - self.after.peak_bytes
+
+
+def targets(
+    before: Estimate, after: Estimate, changes: Mapping[str, Any], values: Mapping[str, Any]
+) -> tuple[Target, ...]:
+    """The settings ``changes`` move, read from both sized runs (unchanged ones left out)."""
+    after_values = apply_changes(values, changes)
+    names = list(changes)
+    for implied in ("grad_accum", "finetune_method", "distributed"):
+        if implied not in names:
+            names.append(implied)
+    out = []
+    for fact in names:
+        if fact == "gc_active" and "gradient_checkpointing" in names:
+            continue
+        old, new = _run_value(before, fact, values), _run_value(after, fact, after_values)
+        if old != new:
+            out.append(Target(fact, old, new))
+    return tuple(out)
 
 
 def saving_detail(
@@ -202,7 +284,29 @@ def saving_detail(
     except ValueError as exc:
         raise ChangeError(f"cannot apply {dict(changes)}: {exc}") from None
     unmodeled = tuple(sorted(set(changes) - MODELED))
-    return Saving(first.device_total.expected - second.device_total.expected, first, second, unmodeled)
+    moved = targets(first, second, changes, values)
+    unsized = _unsized(values, changes)
+    saved = 0 if unsized else first.device_total.expected - second.device_total.expected
+    return Saving(saved, first, second, unmodeled, moved, unsized)
+
+
+#: ``padding`` values that pad each batch to its own longest sample.
+_DYNAMIC = ("longest", "dynamic", "true")
+
+
+def _unsized(values: Mapping[str, Any], changes: Mapping[str, Any]) -> str | None:
+    """Why a change's saving depends on something not known (None when it can be sized).
+
+    Dynamic padding lowers the peak only when no batch reaches max_length: what it saves is
+    set by the longest sample, and only when batches were padded to max_length before. The
+    estimator already sizes a batch of unknown padding by its longest sample, so without
+    both facts the difference it would compute is an artefact, not a saving.
+    """
+    if str(changes.get("padding", "")).lower() not in _DYNAMIC:
+        return None
+    if str(values.get("padding", "")).lower() != "max_length" or not values.get("max_sample_tokens"):
+        return "length_distribution"
+    return None
 
 
 def saving(facts: FactSet | Mapping[str, Any], changes: Mapping[str, Any], arch: Architecture | None = None) -> int:

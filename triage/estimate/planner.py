@@ -3,9 +3,12 @@
 The caller passes the remedies that apply (prerequisites and required versions already
 checked); the planner respects ``conflicts`` (either direction) and never combines two
 remedies that set the same fact to different values. Cost of a remedy = speed level +
-1.5 x quality level (none 0, low 1, medium 2, high 4) + 0.25 per remedy, so fewer and
-gentler changes win. Combinations are tried cheapest first; the first that brings the
-expected device total under ``capacity x (1 - headroom)`` is the plan.
+20 x quality level (none 0, low 1, medium 2, high 4) + 0.25 per remedy: a change that
+costs no quality (a smaller micro-batch with more accumulation, checkpointing, SDPA, a
+fused loss) always comes before one that changes the result (a shorter max_length, LoRA
+instead of a full fine-tune, 4-bit), however slow; among equals fewer and faster changes
+win. Combinations are tried cheapest first; the first that brings the expected device
+total under ``capacity x (1 - headroom)`` is the plan.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
-from triage.estimate.changes import apply_changes
+from triage.estimate.changes import Target, apply_changes, targets
 from triage.estimate.estimator import Estimate, estimate
 from triage.estimate.run import fact_values
 
@@ -31,7 +34,11 @@ DEFAULT_HEADROOM = 0.05
 
 def remedy_cost(remedy: Remedy) -> float:
     """The planner's cost of one remedy."""
-    return LEVEL[remedy.cost.speed] + 1.5 * LEVEL[remedy.cost.quality] + 0.25
+    return LEVEL[remedy.cost.speed] + QUALITY_WEIGHT * LEVEL[remedy.cost.quality] + 0.25
+
+
+#: A quality level outweighs any speed cost of up to four remedies (4 x high = 16).
+QUALITY_WEIGHT = 20.0
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,10 @@ class PlanStep:
     saving_alone: int
     """Bytes this remedy saves on its own on the user's run."""
     cost: float
+    targets: tuple[Target, ...] = ()
+    """The settings it moves, from the run's value to the new one (``max_length`` 2048 -> 1024)."""
+    after_alone: int | None = None
+    """Expected device total with this remedy alone."""
 
 
 @dataclass(frozen=True)
@@ -106,9 +117,11 @@ def plan(
     target = None if before.capacity_bytes is None else int(before.capacity_bytes * (1 - headroom))
     candidates = [r for r in remedies if r.changes]
     savings: dict[str, int] = {}
+    alone: dict[str, Estimate] = {}
     useful: list[Remedy] = []
     for r in candidates:
         after = estimate(apply_changes(values, r.changes), arch)
+        alone[r.id] = after
         savings[r.id] = before.device_total.expected - after.device_total.expected
         if savings[r.id] > 0:
             useful.append(r)
@@ -135,7 +148,14 @@ def plan(
         return Plan(before, before, (), target, headroom, False, savings, skipped)
     after, combo = best
     steps = tuple(
-        PlanStep(r.id, dict(r.changes), savings[r.id], remedy_cost(r))
-        for r in sorted(combo, key=lambda r: -savings[r.id])
+        PlanStep(
+            r.id,
+            dict(r.changes),
+            savings[r.id],
+            remedy_cost(r),
+            targets(before, alone[r.id], r.changes, values),
+            alone[r.id].device_total.expected,
+        )
+        for r in sorted(combo, key=lambda r: (remedy_cost(r), -savings[r.id]))
     )
     return Plan(before, after, steps, target, headroom, after.device_total.expected <= target, savings, skipped)

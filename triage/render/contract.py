@@ -20,9 +20,10 @@ from typing import Any
 from triage import __version__
 from triage.engine.diagnose import Diagnosis, RankedCause
 from triage.engine.scoring import Item
+from triage.estimate import Target
 from triage.kb.loader import KnowledgeBase
-from triage.quantify import Memory
-from triage.render.labels import saving_kind
+from triage.quantify import Memory, Outcome
+from triage.render.labels import changes_label, outcome_label, saving_kind
 from triage.render.output import SCHEMA_VERSION
 from triage.similar import Neighbour
 
@@ -68,7 +69,29 @@ def _gib(n: int | None) -> float | None:
     return None if n is None else round(n / GIB, 3)
 
 
-def memory_dict(memory: Memory | None) -> dict[str, Any]:
+def _scalar(value: object) -> bool | int | float | str | None:
+    return value if value is None or isinstance(value, (bool, int, float, str)) else str(value)
+
+
+def changes_json(targets: tuple[Target, ...]) -> list[dict[str, Any]]:
+    """The settings a change moves, as ``{fact, before, after}``."""
+    return [{"fact": c.fact, "before": _scalar(c.before), "after": _scalar(c.after)} for c in targets]
+
+
+def outcome_dict(outcome: Outcome, lang: str, fitted_before: bool | None) -> dict[str, Any]:
+    """A remedy applied to the run (``RemedyOut.outcome``), with its label in ``lang``."""
+    out: dict[str, Any] = {
+        "changes": changes_json(outcome.targets),
+        "device_total_after_gib": _gib(outcome.after_bytes),
+        "verdict_after": outcome.verdict,
+    }
+    if outcome.unsized:
+        out["saving_unsized"] = outcome.unsized
+    out["label"] = outcome_label(out, lang, fitted_before)
+    return out
+
+
+def memory_dict(memory: Memory | None, lang: str = "en") -> dict[str, Any]:
     """The ``memory`` object: the estimate, the plan and the fingerprint, or what is missing."""
     if memory is None or memory.estimate is None:
         return {"estimated": False, "missing": memory.missing if memory else "no estimate was requested"}
@@ -79,9 +102,7 @@ def memory_dict(memory: Memory | None) -> dict[str, Any]:
     if memory.plan is not None:
         p = memory.plan
         out["plan"] = {
-            "steps": [
-                {"id": s.remedy_id, "saving_gib": _gib(s.saving_alone), "changes": dict(s.changes)} for s in p.steps
-            ],
+            "steps": [_plan_step(s, est, lang) for s in p.steps],
             "fits": p.fits,
             "device_total_after_gib": _gib(p.after.device_total.expected),
             "target_gib": _gib(p.target_bytes),
@@ -96,6 +117,20 @@ def memory_dict(memory: Memory | None) -> dict[str, Any]:
             else {"tensor": fp.best.name, "gib": _gib(fp.best.bytes), "description": fp.best.description},
             "confidence": fp.confidence,
         }
+    return out
+
+
+def _plan_step(step: Any, est: Any, lang: str) -> dict[str, Any]:
+    """One step of the plan: the remedy, what it saves alone, the settings it moves and that in words."""
+    out: dict[str, Any] = {
+        "id": step.remedy_id,
+        "saving_gib": _gib(step.saving_alone),
+        "changes": dict(step.changes),
+        "targets": changes_json(step.targets),
+    }
+    if step.after_alone is not None:
+        out["device_total_after_alone_gib"] = _gib(step.after_alone)
+    out["label"] = changes_label(out["targets"], lang) if step.targets else None
     return out
 
 
@@ -134,6 +169,10 @@ def to_dict(
                 "references": [r.url for r in remedy.references],
             }
         )
+        done = memory.outcomes.get(remedy.id) if memory is not None else None
+        if memory is not None and done is not None and (done.targets or done.unsized):
+            fitted = memory.estimate.fits if memory.estimate is not None else None
+            remedies[-1]["outcome"] = outcome_dict(done, lang, fitted)
     questions = []
     for q in diagnosis.questions:
         spec = kb.facts[q.fact]
@@ -181,7 +220,7 @@ def to_dict(
         },
         "questions": questions,
         "done": diagnosis.done,
-        "memory": memory_dict(memory),
+        "memory": memory_dict(memory, lang),
         "inputs": {
             "read_as": [{"path": path, "kind": kind} for path, kind in diagnosis.session.read_as],
             "conflicts": list(diagnosis.session.conflicts),

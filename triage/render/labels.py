@@ -56,6 +56,46 @@ def saving_label(saving_gib: float | None, lang: str) -> str | None:
     return t("saves_nothing", lang)
 
 
+def _setting(value: object, lang: str) -> str:
+    """A setting's value in a change: on/off for yes/no, ``none`` for nothing, else as written."""
+    if isinstance(value, bool):
+        return t("value_on" if value else "value_off", lang)
+    if value is None:
+        return t("none", lang)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def changes_label(changes: list[Mapping[str, object]], lang: str) -> str:
+    """``max_length 2048 → 1024, grad_accum 1 → 4``: the settings a remedy moves."""
+    return ", ".join(f"{c['fact']} {_setting(c['before'], lang)} → {_setting(c['after'], lang)}" for c in changes)
+
+
+def outcome_label(outcome: Mapping[str, object] | None, lang: str, fitted_before: bool | None = None) -> str | None:
+    """A remedy applied to the run: "max_length 2048 → 1024: 25.3 GiB, still does not fit".
+
+    ``outcome`` is its JSON form (``RemedyOut.outcome``): the changes, the expected device total
+    after and the verdict after. ``fitted_before`` False makes "does not fit" read "still does not
+    fit". A saving that cannot be sized says what it needs instead of a number.
+    """
+    if not outcome:
+        return None
+    raw = outcome.get("changes")
+    changes = changes_label(list(raw), lang) if isinstance(raw, list) else ""
+    unsized = outcome.get("saving_unsized")
+    if unsized:
+        return (
+            f"{changes}: {t(f'outcome_unsized_{unsized}', lang)}" if changes else t(f"outcome_unsized_{unsized}", lang)
+        )
+    verdict = str(outcome.get("verdict_after"))
+    key = "outcome_still" if verdict == "does_not_fit" and fitted_before is False else f"outcome_{verdict}"
+    after = outcome.get("device_total_after_gib")
+    size_text = gib(float(after)) if isinstance(after, (int, float)) else "?"
+    head = f"{changes}: " if changes else ""
+    return f"{head}{size_text}, {t(key, lang)}"
+
+
 def probability_bar(p: float, cells: int = 10, full: str = "█", empty: str = "·") -> str:
     """``0.75`` -> ``███████···`` (rounded to the cell)."""
     filled = max(0, min(cells, round(p * cells)))
@@ -101,7 +141,7 @@ def evidence_label(cause: Cause, item: Item, lang: str = "en") -> str:
 
 
 def similar_summary(reports: list[dict[str, object]], lang: str) -> str | None:
-    """"3 similar public reports; 2 were resolved as no_grad_ckpt" (None when there are none)."""
+    """ "3 similar public reports; 2 were resolved as no_grad_ckpt" (None when there are none)."""
     if not reports:
         return None
     counts: dict[str, int] = {}

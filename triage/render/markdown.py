@@ -58,7 +58,7 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     out.append("")
     plan = mem.get("plan")
     if plan and plan["steps"]:
-        steps = ", ".join(f"`{s['id']}` ({s['saving_gib']:.1f} GiB alone)" for s in plan["steps"])
+        steps = ", ".join(f"`{s['id']}`" + (f" ({s['label']})" if s.get("label") else "") for s in plan["steps"])
         result = t("fits", lang) if plan["fits"] else t("does_not_fit", lang)
         out += [f"**{t('plan', lang)}:** {steps} → {plan['device_total_after_gib']:.1f} GiB ({result})", ""]
     assumed = mem.get("assumptions", [])
@@ -120,7 +120,8 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
             note = f" — **{t('blocked', lang)}:** {'; '.join(r['blockers'])}" if r["applicable"] is False else ""
             label = saving_label(r.get("saving_gib"), lang)
             saves = f" ({label})" if label else ""
-            out.append(f"{n}. **{r['title']}**{saves}{note}: {r['summary']}")
+            after = f" → {r['outcome']['label']}" if r.get("outcome") else ""
+            out.append(f"{n}. **{r['title']}**{saves}{after}{note}: {r['summary']}")
         out.append("")
     if data["questions"]:
         out += [f"### {t('questions', lang)}", ""]

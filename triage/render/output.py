@@ -20,8 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from triage.render.outbound import finite
 
-SCHEMA_VERSION = "1.1"
-"""1.0: the first contract (triage 0.x); 1.1: ``schema_version``, ``evidence_state`` and ``similar_reports``."""
+SCHEMA_VERSION = "1.2"
+"""1.0: the first contract (triage 0.x); 1.1: ``schema_version``, ``evidence_state`` and ``similar_reports``;
+1.2: each remedy's ``outcome`` on the run (settings moved, estimate after, verdict), the plan's steps with
+theirs, and ``memory.alternatives`` (the estimate under each unknown setting that moves it by more than 10 %)."""
 
 Number = float
 
@@ -74,6 +76,29 @@ class Requirement(Model):
     specifier: str
 
 
+class ChangeOut(Model):
+    """One setting a remedy moves on this run."""
+
+    fact: str
+    before: bool | int | float | str | None
+    """The run's value (the estimator's default when the user did not give it)."""
+    after: bool | int | float | str | None
+
+
+class OutcomeOut(Model):
+    """The remedy applied alone to this run, as the estimator sizes it."""
+
+    changes: list[ChangeOut]
+    """Each setting moved, relative changes resolved (``max_length: half`` reads 2048 -> 1024)."""
+    device_total_after_gib: Number
+    """Expected device total with the remedy applied."""
+    verdict_after: Literal["fits", "borderline", "does_not_fit", "unknown"]
+    saving_unsized: str | None = None
+    """Set when the saving cannot be sized from what is known (``length_distribution``); then ignore the size."""
+    label: str
+    """The same in words, as every format shows it (``render/labels.outcome_label``)."""
+
+
 class RemedyOut(Model):
     id: str
     title: str
@@ -90,6 +115,8 @@ class RemedyOut(Model):
     requires: list[Requirement]
     steps: dict[str, str]
     references: list[str]
+    outcome: OutcomeOut | None = None
+    """The remedy applied to this run (absent without an estimate or a modelled change)."""
 
 
 class MythOut(Model):
@@ -157,7 +184,13 @@ class Output(Model):
     facts: dict[str, FactOut]
     questions: list[QuestionOut]
     done: bool
-    memory: dict[str, Any] = Field(json_schema_extra={"description": "the estimate, as triage estimate --format json"})
+    memory: dict[str, Any] = Field(
+        json_schema_extra={
+            "description": "the estimate, as triage estimate --format json, with the plan (each step with "
+            "its changes, outcome and label) and alternatives (the estimate under each unknown setting that "
+            "moves it by more than 10 %)"
+        }
+    )
     inputs: InputsOut
     similar_reports: list[SimilarReport] = []
 

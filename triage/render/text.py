@@ -66,9 +66,9 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
         )
     plan = mem.get("plan")
     if plan and plan["steps"]:
-        steps = " + ".join(s["id"] for s in plan["steps"])
+        steps = " + ".join(f"{s['label']} ({s['id']})" if s.get("label") else s["id"] for s in plan["steps"])
         result = t("fits", lang) if plan["fits"] else t("does_not_fit", lang)
-        out += _wrap(f"{t('plan', lang)}: {steps} → {plan['device_total_after_gib']:.1f} GiB ({result})", "  ", "    ")
+        out += _wrap(f"{t('plan', lang)}: {steps} ⇒ {plan['device_total_after_gib']:.1f} GiB ({result})", "  ", "    ")
     elif plan and not mem["fits"]:
         out += _wrap(t("no_plan", lang), "  ", "    ")
     for a in mem.get("assumptions", []):  # every one: each can move the estimate
@@ -134,6 +134,8 @@ def render_text(data: dict[str, Any]) -> str:
             label = saving_label(rem.get("saving_gib"), lang)
             saves = f"  [{label}]" if label else ""
             out += _wrap(f"{n}. {rem['title']}{saves}{mark}", "", "   ")
+            if rem.get("outcome"):
+                out += _wrap(f"→ {rem['outcome']['label']}", "   ", "     ")
             out += _wrap(rem["summary"], "   ")
             out += _wrap(f"{t('cost', lang)}: {cost}; {t('for', lang)} {', '.join(rem['for_causes'])}", "   ")
         out.append("")

@@ -9,6 +9,7 @@ from textual.app import App
 
 from triage.interview import Interview
 from triage.kb.models import Remedy
+from triage.render.contract import outcome_dict
 from triage.render.report import render_report
 from triage.tui.screens.export import write_new
 from triage.tui.screens.main import MainScreen
@@ -57,11 +58,16 @@ class TriageApp(App[None]):
     def savings(self) -> dict[str, str]:
         """Each remedy's saving on this run as the ranking shows it (the diagnosis' own numbers)."""
         lang = self.interview.lang
+        memory = self.interview.memory
+        fitted = memory.estimate.fits if memory.estimate is not None else None
         out = {}
         for rr in self.interview.diagnosis.remedies:
             label = saving_label(rr.saving_bytes, lang)
-            if label is not None:
-                out[rr.remedy.id] = label
+            done = memory.outcomes.get(rr.remedy.id)
+            after = outcome_dict(done, lang, fitted)["label"] if done and (done.targets or done.unsized) else None
+            said = " · ".join(x for x in (label, after) if x)
+            if said:
+                out[rr.remedy.id] = said
         return out
 
     # ---- export
