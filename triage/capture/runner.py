@@ -299,6 +299,8 @@ def run(argv: Sequence[str], log: BinaryIO | None, *, env: dict[str, str] | None
                 for _, child_end, _ in streams:
                     os.close(child_end)
             running = proc
+            if received and own_group:  # a signal that came while the command was being started
+                forward(received.pop(), None)
             pump = _Pump(
                 [_Source(our_end, ours) for ours, _, our_end in streams], log, lambda: running.poll() is not None
             )
