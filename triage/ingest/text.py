@@ -35,7 +35,8 @@ INLINE_KEYS = (
 )  # fmt: skip
 _INLINE = re.compile(
     r"(?<![\w.])(?:--)?(" + "|".join(sorted(INLINE_KEYS, key=len, reverse=True)) + r")\b"
-    r"(?:(?:\s*[=:：]\s*|\s+)(?!-)([\w./+\-\[\],'\"]+))?",
+    r"(?:(?:\s*[=:：]\s*|\s*(?:降低|减小|调小|改小|减少|调整|改|调|设置?)(?:到|为|成)\s*|"
+    r"\s+(?:(?:lowered|reduced|decreased|changed|set)\s+)?to\s+|\s+)(?!-)([\w./+\-\[\],'\"]+))?",
     _I,
 )
 _BOOL_FLAG = {
@@ -64,7 +65,7 @@ _HINT = re.compile(r"If reserved (?:but unallocated )?memory is [^.]*?(?:try set
 _NEGATE = re.compile(
     r"\b(?:no|not|without|w/o|didn'?t|did not|don'?t|do not|haven'?t|hasn'?t|isn'?t|wasn'?t|never|disabled?|"
     r"can'?t|cannot|couldn'?t|unable to|removed|dropped|got rid of|"
-    r"off|false|turned off)\b|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|禁用|否|去掉|删掉|去除",
+    r"off|false|turned off|rather than|instead of|drop(?:ped|ping)?|remov(?:e|ed|ing))\b|而不是|而非|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|禁用|否|去掉|删掉|去除",
     _I,
 )
 _AFFIRM = re.compile(
@@ -116,7 +117,7 @@ TOGGLES = (
     Toggle(re.compile(r"\bdeepspeed\b", _I), None, [("distributed", "deepspeed")], []),
     Toggle(re.compile(r"\bfsdp\b", _I), None, [("distributed", "fsdp")], []),
     Toggle(
-        re.compile(r"\b(?:cpu[ _-]?)?offload(?:ing)?\b|卸载到\s*cpu", _I),
+        re.compile(r"(?<![a-z])(?:cpu[ _-]?)?offload(?:ing)?(?![a-z])|卸载到\s*cpu", _I),
         None,
         [("offload", True)],
         [("offload", False)],
@@ -138,9 +139,14 @@ def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("max_length", int(number))] if number >= 16 else []
 
 
+_HELD = re.compile(r"(?:占用?了?|用了|还剩|剩余?|释放了?)\s*$")
+
+
 def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
+    if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]):
+        return []  # "被占用了15G显存", "还剩8G": what is used or left, not what the card has
     gib = _num(m.group("n"))
-    return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 256 else []
+    return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []  # over 256: a total (see _per_card)
 
 
 def _ram(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -252,7 +258,7 @@ def _trainer(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("trainer_type", value)] if value else []
 
 
-_CLAUSE = re.compile(r"[,;.!?()，。；！？、（）]|\bbut\b|\bhowever\b|\binstead\b|但是?|不过|而是", _I)
+_CLAUSE = re.compile(r"[,;!?()，。；！？、（）]|\.(?!\w)|\bbut\b|\bhowever\b|\binstead\b|但是?|不过|而是", _I)
 _CJK_NEGATE = re.compile(r"(?:没有|没用|没开|没|未|不用|不是|不|关闭|关了|禁用)\s*$")
 
 
@@ -323,7 +329,9 @@ _PHASES = (
         r"\b(?:as soon as|when|once|after)\s+(?:the\s+)?(?:evaluation|eval|validation)\s+(?:starts|begins|kicks in|runs)\b|"
         r"开始(?:评估|验证|eval)|(?:评估|验证)一开始|"
         r"评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时|"
-        r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)",
+        r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)|"
+        r"\b(?:zero|few)[- ]shot\s+eval\w*|\brunning\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,3}evaluation\b|"
+        r"\bevaluation_loop\b|\btrainer\.(?:evaluate|predict)\b|\bpredict\(\)|(?:做|跑|进行)?(?:模型)?(?:的)?评测|(?:做|跑|进行)评估",
     ),
     (
         "generation",
@@ -331,14 +339,17 @@ _PHASES = (
         r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
         r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
         r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
-        r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)",
+        r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)|"
+        r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|(?:单图|批量|batch\s*)推理",
     ),
     (
         "saving",
         r"\b(?:during|while|when|at)\s+(?:the\s+)?(?:saving|save|checkpoint saving|checkpointing)\b|"
         r"save_pretrained|save_model|_save_to_state_dict|保存(?:模型|权重|checkpoint|检查点)?(?:时|的时候)|"
         r"\bafter\s+(?:the\s+)?training\s+(?:finished|completed|ended|is done|was done)\b|"
-        r"训练(?:完|结束)(?:了)?(?:之后|后|时)",
+        r"训练(?:完|结束)(?:了)?(?:之后|后|时)|\bcheckpoint(?:ing)?\s+sav(?:e|es|ing)\b|"
+        r"\b(?:when|while|during|at)\s+(?:trying\s+to\s+|i\s+|we\s+|it\s+)?sav(?:e|es|ing)\s+(?:the\s+|a\s+|my\s+)?(?:[\w-]+\s+)?"
+        r"(?:model|checkpoint|weights|adapters?|state[ _]dict)",
     ),
     (
         "merging",
@@ -350,10 +361,18 @@ _PHASES = (
         r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|\bloading the model\b|"
         r"\bLoading checkpoint shards\b|\b(?:can(?:not|'t)|unable to|fail(?:s|ed)? to)\s+load\s+(?:the\s+)?"
         r"(?:\w+[- ]?)?model\b|"
-        r"加载模型(?:时|的时候|就|过程中)?|加载(?:时|的时候)|载入模型|模型加载",
+        r"加载模型(?:时|的时候|就|过程中)?|加载(?:时|的时候)|载入模型|模型加载|"
+        r"\bload(?:ing)?\s+(?:the\s+)?(?:checkpoint\s+)?shards\b|\bshards?\s+(?:are\s+|were\s+)?load(?:ing|ed)?\b|"
+        r"加载(?:到)?第?\s*\d+\s*个?分片|分片加载|"
+        r"\b(?:can(?:not|'t)|unable\s+to|fail(?:s|ed)?\s+to|could(?:n'?t|\s+not))\s+(?:even\s+)?load\s+(?:the\s+|my\s+|a\s+)?"
+        r"[\w.-]{1,40}\s+model\b",
     ),
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
-    ("optimizer", r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)"),
+    (
+        "optimizer",
+        r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)|"
+        r"\b(?:during|in|at)\s+(?:the\s+)?(?:optimi[sz]er\s+)?step\s*(?:\(\)\s*)?(?:function|call|method)\b",
+    ),
     ("forward", r"\b(?:during|in)\s+(?:the\s+)?forward(?:\s+pass)?\b|前向传播"),
     # last: training, without saying which part of the step
     (
@@ -412,7 +431,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _simple("lora_r"),
     ),
     (
-        r"(?<![\w.-])(?:r|rank|秩)\s*(?:=|:|：|为|是|\bof\b)?\s*(?P<n>\d+)\b(?![.\d])",
+        r"(?<![\w.-])(?<!to )(?<!on )(?<!in )(?<!from )(?<!local )(?<!local_)(?:r|rank|秩)\s*(?:=|:|：|为|是|\bof\b)?\s*"
+        r"(?P<n>[1-9]\d*)\b(?![.\d])",
         _in_lora_context(_simple("lora_r")),
     ),
     (
@@ -468,9 +488,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?<![\w.\-])(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s*(?:[x×*]\s*)?"
         r"(?:nvidia\s+|tesla\s+|geforce\s+)?(?:" + _GPU_NAMES + r")"
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ ]?\s*\d{2,3}\s*GB?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
-        r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s+"
+        r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
-        r"|(?<![\d.])(?P<n2>[单双两二三四五六七八]|\d{1,3})\s*(?:张|块|个|台)?\s*(?:卡|显卡|gpu)"
+        r"|(?<![\w.])(?P<n2>[单双两二三四五六七八]|\d{1,3})(?!\d)\s*(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
         r"|(?<![\d.])(?P<n4>[两二三四五六七八]|\d{1,3})\s*(?:张|块)\s*(?:" + _GPU_NAMES + r")",
         lambda m: _gpus_any(m),
     ),
@@ -481,7 +501,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _unless_negated(_optimizer),
     ),
     (
-        r"(?-i:\b(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer)\b(?!\.\w))"
+        r"(?-i:(?<![\w-])(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer)\b(?![.-]\w))"
         r"|\breward model(?:ing)?\b|奖励模型",
         _trainer,
     ),
@@ -508,8 +528,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _unless_negated(_simple("attn_implementation", "eager")),
     ),
     (
-        r"\bzero[- _]?(?:stage[- _]?)?([123])\b|\bzero([123])\b",
-        _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", m.group(1) or m.group(2))]),
+        r"\bzero[- _]?(?:stage[- _]?)?([123])(?!\d|_init)|\bzero([123])\b|\bzero_stage[\"',]*\s*[=:]?\s*[\"',]*\s*([0-3])\b|"
+        r"(?<![a-z0-9])ds_z([0-3])_(?:offload_)?config\b|\bzero_optimization_stage\s*\.*\s*([0-3])\b",
+        _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", next(g for g in m.groups() if g))]),
     ),
     (r"\bLLaMA[- ]?Factory\b|\bllamafactory\b", _unless_negated(_simple("framework", "llama_factory"))),
     (r"\baxolotl\b", _unless_negated(_simple("framework", "axolotl"))),
@@ -580,6 +601,77 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bresnet\d*\b|CUDNN_STATUS|文生图|扩散模型",
         _simple("out_of_scope", "image_model"),
     ),
+    # memory that grows, said without an adverb ("显存也在增加", "ram keep increasing", "usage goes up each time")
+    (
+        r"(?:显存|内存)(?:占用|使用)?\s*(?:也|还)?\s*(?:在|会)\s*(?:不断|持续|一直)?\s*(?:增加|增长|上涨|上升|变大)|"
+        r"\b(?:ram|vram|memory|usage)\s+(?:keeps?|kept)\s+(?:on\s+)?(?:increasing|growing|climbing|rising|going\s+up)|"
+        r"\b(?:memory|vram|ram)(?:\s+usage)?\s+(?:goes|went)\s+up\s+(?:every|each|with|after)\b|\bkeeps?\s+(?:climbing|creeping\s+up)\b",
+        _unless_negated(_simple("memory_growth", "growing")),
+    ),
+    # one jump: "从37G直接飙升到68G", "memory suddenly spikes"
+    (
+        r"飙升|暴涨|突然(?:增加|上涨|涨|飙)|\b(?:memory|vram|usage)\s+(?:suddenly\s+)?(?:spikes?|jumps?)\b|"
+        r"\bsuddenly\s+(?:jumps?|spikes?|increases?)\b",
+        _unless_negated(_simple("memory_growth", "spike")),
+    ),
+    # the run trained for some steps first: "跑几步就爆", "crashes after a few steps", "after 300 iterations"
+    (
+        r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|"
+        r"\b(?:after|for)\s+(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|many|\d+)\s+(?:training\s+)?"
+        r"(?:steps|iterations|batches|epochs)\b",
+        _unless_negated(_simple("trained_before_oom", True)),
+    ),
+    # host RAM said in words: "CPU OOM", "not GPU memory, but regular system memory", "out of my 64G ram"
+    (
+        r"\b(?:cpu|host|system)\s+(?:oom|out\s+of\s+memory)\b|\bnot\s+(?:the\s+)?gpu\s+memory\b|"
+        r"\b(?:cpu|host|system)\s+ram\s+(?:keeps?|kept)\b|\bout\s+of\s+(?:my\s+|the\s+)?(?:\d+\s*G[B]?\s+)?(?:cpu\s+|host\s+|system\s+)?ram\b",
+        _simple("error_kind", "host_oom"),
+    ),
+    # every process on one card: "the weights still land on rank 0", "所有进程都在0卡上"
+    (
+        r"\b(?:allocated|placed|loaded|put|land(?:s|ed)?|end(?:s|ed)?\s+up|all\s+go|sit(?:s|ting)?)\s+(?:on|to)\s+[`'\"]?"
+        r"(?:rank|gpu|cuda:?|device)\s*0\b|\b(?:all|every|each)\s+(?:of\s+the\s+)?(?:processes|ranks|workers)\b[^.;]{0,30}"
+        r"\b(?:on|use|uses|using)\s+(?:the\s+same\s+gpu|[`'\"]?(?:gpu|cuda:?)\s*0)\b|"
+        r"(?:进程|rank)[^，。,；;]{0,8}(?:都|全)(?:在|跑到|加载到|放到|挤在)\s*(?:0|零)\s*号?(?:卡|gpu)",
+        _unless_negated(_simple("all_ranks_on_gpu0", True)),
+    ),
+    # memory another process holds: "有一张卡已经被占用了15G显存", "15 GB used by another process"
+    (
+        r"(?:已经|已)?被(?:其他|别的|另一个|别人的)?(?:进程|程序|任务|人)?占(?:用)?了?\s*(?P<n>\d+(?:\.\d+)?)\s*G|"
+        r"(?:显存|memory)\s*还?(?:有|剩)\s*(?P<r>\d+(?:\.\d+)?)\s*G[B]?\s*(?:没有?|未)(?:被)?释放|"
+        r"(?<![\w.])(?P<e>\d+(?:\.\d+)?)\s*G(?:i?B)?\s+(?:is\s+|are\s+)?(?:already\s+)?(?:used|occupied|taken|held)\s+by\s+"
+        r"(?:another|other|a\s+different|some\s+other)\b",
+        lambda m: [("other_process_bytes", int(_num(m.group("n") or m.group("r") or m.group("e")) * GiB))],
+    ),
+    # resuming: "after I restart from a saved checkpoint", "断点续训"
+    (
+        r"\b(?:resum(?:e|ed|ing)|restart(?:ed|ing)?|continu(?:e|ed|ing))\s+(?:training\s+)?from\s+(?:a\s+|the\s+|my\s+|an?\s+old\s+)?"
+        r"(?:saved\s+|previous\s+|last\s+)?checkpoint|断点续训|从\s*(?:checkpoint|检查点|断点)\s*(?:恢复|继续|重新)|恢复训练",
+        _unless_negated(_simple("resume_from_checkpoint", True)),
+    ),
+    # how many GPUs a launcher or the environment names: "CUDA_VISIBLE_DEVICES=0,1,2,3", "--nproc_per_node 8"
+    (
+        r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(?P<ids>\d+(?:\s*,\s*\d+)*)(?![\w,])|"
+        r"(?:--)?(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus)[\"']?\s*[=:\s]\s*[\"']?(?P<n>\d{1,3})\b",
+        lambda m: [("gpu_count", len(m.group("ids").split(",")) if m.group("ids") else int(m.group("n")))],
+    ),
+    # several processes, one per GPU, when no other scheme is named (read last: see read_lines)
+    # the trainer a script or launcher names: "train_ppo_ray.py", "run_dpo.sh", "ppo_trainer", "--stage dpo"
+    (
+        r"\b(?:train|run)_(?P<s>dpo|ppo|grpo|sft|kto|orpo|rm|simpo)(?:_\w+)?(?:\.sh|\.py)?\b|"
+        r"\b(?P<t>dpo|ppo|grpo|sft|kto|orpo)_?trainer\b|(?:--|\b)stage[\"']?\s*[:=\s]\s*[\"']?(?P<g>sft|dpo|ppo|rm|kto|orpo)\b",
+        lambda m: (
+            [("trainer_type", {"rm": "reward", "simpo": "dpo"}.get(k, k))]
+            if (k := (m.group("s") or m.group("t") or m.group("g")).lower())
+            else []
+        ),
+    ),
+    # a second model on the GPU: "makes a copy of the initial model", "reference model", "参考模型"
+    (
+        r"\bref(?:erence)?[ _]model\b(?!\s*=\s*None)|参考模型|"
+        r"\b(?:makes?|keeps?|creates?|loads?)\s+a\s+(?:second\s+)?copy\s+of\s+the\s+(?:initial\s+|base\s+|whole\s+|same\s+)?model\b",
+        _unless_negated(_simple("ref_model_separate", True)),
+    ),
     (r"\bWSL2?\b", _simple("os", "wsl")),
     (r"\bwindows\b", _simple("os", "windows")),
     (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
@@ -605,13 +697,30 @@ def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
 
 _MODEL_FAMILIES = (
     r"llama|qwen|mistral|mixtral|gemma|phi|baichuan|chatglm|glm|yi|deepseek|internlm|falcon|bloom|"
-    r"opt|gpt2|gpt-j|gpt-neox|pythia|olmo|tinyllama|codellama|vicuna|starcoder|minicpm|smollm"
+    r"opt|gpt2|gpt-j|gpt-neox|pythia|olmo|tinyllama|codellama|vicuna|starcoder|minicpm|smollm|internvl|llava|mpt|bloomz|"
+    r"stablelm|nemotron|belle|alpaca|ziya|moss|aquila|xverse"
 )
 #: A Hub id ends where the token ends: "torch/optim/adamw.py" is a source path, not a model.
 _HUB_ID = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")[\w.-]*)(?![\w/-])(?<!\.py)", _I)
 _MODEL_NAME = re.compile(
     r"(?<![\w/.-])((?:meta-)?(?:" + _MODEL_FAMILIES + r")[\w.]*(?:-[\w.]+)*?-\d+(?:\.\d+)?[bBmM](?:-[\w.]+)*)(?![\w.])",
     _I,
+)
+#: A family and a size written apart: "llama 65b", "bloom 3B", "Qwen2 72B".
+_MODEL_SPACED = re.compile(
+    r"(?<![\w/.-])(" + _MODEL_FAMILIES + r")([\d.]*(?:-[a-z]+)?)\s(\d+(?:\.\d+)?)\s?[bB](?![\w.])", _I
+)
+#: Chinese names of model families: "百川13B", "千问7B".
+_ZH_FAMILIES = {
+    "百川": "baichuan",
+    "千问": "qwen",
+    "通义千问": "qwen",
+    "书生": "internlm",
+    "智谱": "chatglm",
+    "羊驼": "llama",
+}
+_MODEL_ZH = re.compile(
+    r"(" + "|".join(sorted(_ZH_FAMILIES, key=len, reverse=True)) + r")\s*(\d+(?:\.\d+)?)\s*[bB](?![\w.])", re.ASCII
 )
 _SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
 
@@ -643,6 +752,8 @@ def _toggle_state(line: str, start: int, end: int) -> bool | str | None:
         r"\s*(?:is|was)?\s*(?:not|off|disabled|false)\b|\s*(?:没|未|关|不)", after, _I
     ):
         return False
+    if re.search(r"(?<![\w-])--[\w-]*$", before) and not re.match(r"[\w-]*\s*[=\s]\s*(?:false|0|none)\b", after, _I):
+        return True  # a command-line flag: "--adam_offload", "--flash_attn"
     if _AFFIRM.search(before) or re.match(
         r"\s*(?:is|was)?\s*(?:on|enabled|true|set)\b|\s*(?:已|开|打开|启用)", after, _I
     ):
@@ -680,20 +791,38 @@ def read_text(text: str) -> list[Found]:
     return read_lines(iter_text_lines(text))
 
 
+#: A link says nothing about the run (its hashes read as sizes: ".../c3d56f65-929b-..."), except a Hub id.
+_URL = re.compile(r"\bhttps?://[^\s)\]>\"'`]++", re.ASCII)
+_HUB_URL = re.compile(r"https?://(?:www\.)?(?:huggingface\.co|hf-mirror\.com|modelscope\.cn/models)/([\w.-]+/[\w.-]+)")
+
+
+def _url_words(m: re.Match[str]) -> str:
+    hub = _HUB_URL.match(m.group(0))
+    return f" {hub.group(1)} " if hub else " "
+
+
 _FIX = re.compile(
-    r"\b(?:fixe[sd]|solve[sd]|resolve[sd]|works?\s+(?:now|fine)|it\s+(?:runs|works|fits)|runs\s+fine|no\s+longer\s+oom|"
+    r"\b(?:fixe[sd]|solve[sd]|resolve[sd]|works?\s+(?:now|fine|perfectly|as\s+expected)|it\s+(?:runs|works|fits)|"
+    r"runs\s+(?:fine|perfectly|without\s+(?:oom|errors?|issues?|problems?))|no\s+longer\s+oom|"
+    r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
-    r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|就能跑|就正常了",
+    r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
+    r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|可以正常(?:跑|运行|训练)|不再(?:报错|爆显存|oom)",
     _I,
 )
 #: Words before a setting that say it is what made the run work: "it works once I pass torch_dtype=...".
 _FIX_BEFORE = re.compile(
-    r"\b(?:works?|worked|fits?|runs?|ran|trains?)\s+(?:fine\s+|now\s+|again\s+|ok\s+|well\s+)?(?:once|after|when|if|with)\b|"
+    r"\b(?:works?|worked|fits?)\s+(?:fine\s+|now\s+|again\s+|ok\s+|well\s+)?(?:once|after|when|if|with)\b|"
+    r"\b(?:runs?|ran|trains?|trained)\s+(?:(?:fine|now|again|ok|well)\s+(?:once|after|when|if|with)|(?:once|after)\s)|"
     r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
+    r"\b(?:does(?:n'?t|\s+not)|did(?:n'?t|\s+not))\s+(?:happen|occur|oom)\s+(?:when|with|if|after|on)\b|"
     r"(?:改成|换成|改为|改用|换用|加上|开启|设置)[^，,。；;]{0,4}$",
     _I,
 )
 
+
+#: Data parallel said in words; a weaker reading than DeepSpeed or FSDP named anywhere in the text.
+_DDP = re.compile(r"\bddp\b|DistributedDataParallel|distributed_type:\s*MULTI_GPU|多卡(?:训练|微调|并行)|数据并行", _I)
 
 #: How far a clause reaches from a setting, each way, when looking for "it works" / "works once".
 CLAUSE_REACH = 160
@@ -719,9 +848,11 @@ def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
-    fixed: set[str] = set()
+    fixed: dict[str, object] = {}
     """Settings the text says made the run work ("bs 2 it runs"): evidence of the cause, not facts of the run."""
     fix_line: int | None = None
+    ddp: tuple[int, str] | None = None
+    """Where the text says several processes share the work, used when no other scheme is named."""
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
         for name, value in pairs:
@@ -739,7 +870,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 raw_line = raw_line[: oom.start()]
             else:
                 raw_line = raw_line[: oom.start()] + " " + raw_line[oom.end() :]
-        line = _HINT.sub(" ", raw_line)
+        line = _URL.sub(_url_words, _HINT.sub(" ", raw_line))
         if not line.strip():
             continue
         low = line.lower()
@@ -747,7 +878,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if negated(line, m.start()):
                 continue
             if describes_a_fix(line, m.end(), m.start()):
-                fixed.update(name for name, _ in _inline(m))
+                fixed.update(_inline(m))
                 fix_line = fix_line or number
             else:
                 put(_inline(m), number, m.group(0))
@@ -759,7 +890,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if span is None:
                 continue
             if describes_a_fix(line, span[1], span[0]):
-                fixed.update(name for name, _ in toggle.on)
+                fixed.update(toggle.on)
                 fix_line = fix_line or number
                 continue
             state = _toggle_state(line, *span)
@@ -769,6 +900,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put(toggle.on, number, line)
             elif state is False:
                 put(toggle.off, number, line)
+        said_ddp = _DDP.search(line) if ddp is None else None
+        if said_ddp is not None and not negated(line, said_ddp.start()):
+            ddp = (number, said_ddp.group(0))
         for phase, phase_pattern in _PHASE_PATTERNS:
             if phase_pattern.search(line):
                 put([("phase", phase)], number, line)
@@ -782,7 +916,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 except (ValueError, KeyError, IndexError):
                     pairs = []
                 if pairs and describes_a_fix(line, m.end(), m.start()):
-                    fixed.update(name for name, _ in pairs)
+                    fixed.update(pairs)
                     fix_line = fix_line or number
                 elif pairs:
                     put(pairs, number, m.group(0))
@@ -794,17 +928,52 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     out["trainer_type"] = Found(
                         "trainer_type", _TRAINERS[named.group(0).lower()], number, excerpt(named.group(0)), None
                     )
-    fixed.discard("resolved_by")
-    if fixed:
+    if "distributed" not in out and ddp is not None:
+        put([("distributed", "ddp")], *ddp)
+    _per_card(out)
+    fixed.pop("resolved_by", None)
+    # a setting the failing run already had is not what changed ("zero3 OOMs, zero3 with offload runs")
+    changed = sorted(name for name, value in fixed.items() if name not in out or str(out[name].raw) != str(value))
+    if changed:
         out["resolved_by"] = Found(
-            "resolved_by", ",".join(sorted(fixed)), fix_line or 1, None, "what the text says made the run work"
+            "resolved_by", ",".join(changed), fix_line or 1, None, "what the text says made the run work"
         )
     return list(out.values())
+
+
+def _per_card(out: dict[str, Found]) -> None:
+    """A total over several cards ("4块A100，160G的显存") is the memory of each card times their count."""
+    memory, count = out.get("gpu_memory_bytes"), out.get("gpu_count")
+    if memory is None or memory.note is not None:
+        return
+    if count is None:
+        if int(str(memory.raw)) > 256 * GiB:
+            del out["gpu_memory_bytes"]
+        return
+    try:
+        total_gb, n = int(str(memory.raw)) / GiB, int(str(count.raw))
+    except ValueError:
+        return
+    each = total_gb / n if n > 1 else 0.5
+    if round(total_gb) not in _GPU_MEMORY_SIZES and each.is_integer() and int(each) in _GPU_MEMORY_SIZES:
+        note = f"{total_gb:g} GB over {n} GPUs"
+        out["gpu_memory_bytes"] = Found("gpu_memory_bytes", int(each) * GiB, memory.line, memory.excerpt, note)
+    elif total_gb > 256:
+        del out["gpu_memory_bytes"]  # no card has that much: a total we cannot split
 
 
 def _models(line: str, number: int, put: Callable[[list[tuple[str, object]], int, str], None]) -> None:
     m = _HUB_ID.search(line) or _MODEL_NAME.search(line)
     if not m:
+        spaced = _MODEL_SPACED.search(line)
+        zh = _MODEL_ZH.search(line) if spaced is None else None
+        if spaced is not None:
+            name = f"{spaced.group(1)}{spaced.group(2)}-{spaced.group(3)}b"
+        elif zh is not None:
+            name = f"{_ZH_FAMILIES[zh.group(1)]}-{zh.group(2)}b"
+        else:
+            return
+        put([("model_name", name), ("model_params_b", float((spaced or zh).group(3 if spaced else 2)))], number, name)  # type: ignore[union-attr]
         return
     name = m.group(1).rstrip(".,;:")
     pairs: list[tuple[str, object]] = [("model_name", name)]
@@ -812,6 +981,11 @@ def _models(line: str, number: int, put: Callable[[list[tuple[str, object]], int
     if size:
         pairs.append(("model_params_b", float(size.group(1))))
     put(pairs, number, name)
+
+
+_UNSUPPORTED = re.compile(
+    r"(?:不支持|不兼容|doesn'?t\s+support|does\s+not\s+support|not\s+supported\s+(?:on|by)|no\s+support\s+for)\s*$", _I
+)
 
 
 def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
@@ -823,6 +997,8 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
             or re.match(r"\s*(?:steps?|步|it)\b", line[end:], _I)
         ):
             continue  # "3090/10000" is a progress count, "v2.4090" a version
+        if _UNSUPPORTED.search(line[max(0, start - 24) : start]) or describes_a_fix(line, end, start):
+            continue  # "flash-attn does not support V100", "on an A100 it works fine"
         gpu, stated = mention.gpu, mention.stated_gb
         name = mention.model if gpu is None or len(mention.variants) == 1 else f"{mention.model} {gpu.nominal_gb}GB"
         said = line[start : end + 12]

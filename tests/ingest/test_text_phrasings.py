@@ -1,0 +1,153 @@
+"""Readings of the ways people describe a run in plain words (issue 10, "why it misses" 1 and 2).
+
+Every case is our own wording, in English and Chinese, and each reading has a sentence that
+must not produce it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from triage.ingest.text import read_text
+
+
+def facts(text: str) -> dict[str, object]:
+    return {f.name: f.raw for f in read_text(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "value"),
+    [
+        # where in the run it failed
+        ("it dies while running the few-shot evaluation on my eval set", "phase", "evaluation"),
+        ("the crash is inside trainer.evaluation_loop", "phase", "evaluation"),
+        ("我在跑模型评测的时候爆了", "phase", "evaluation"),
+        ("模型在生成回答的时候显存不够", "phase", "generation"),
+        ("批量推理的时候OOM", "phase", "generation"),
+        ("it runs out of memory during checkpoint saving", "phase", "saving"),
+        ("OOM when trying to save the merged model", "phase", "saving"),
+        ("the process gets Killed while the shards load", "phase", "loading"),
+        ("I cannot load the qwen2-vl-72b model at all", "phase", "loading"),
+        ("加载到第5个分片时就爆了", "phase", "loading"),
+        ("it fails in the step function of the optimizer", "phase", "optimizer"),
+        # how memory moved
+        ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),
+        ("显存占用也在不断增加", "memory_growth", "growing"),
+        ("memory usage goes up after each batch", "memory_growth", "growing"),
+        ("显存从20G突然飙升到70G", "memory_growth", "spike"),
+        ("the memory suddenly jumps at step 40", "memory_growth", "spike"),
+        # it trained first
+        ("训练了没几步就爆显存", "trained_before_oom", True),
+        ("it dies after a couple of epochs", "trained_before_oom", True),
+        ("fine for 300 iterations, then OOM", "trained_before_oom", True),
+        # host RAM in words
+        ("this is a CPU OOM, not the card", "error_kind", "host_oom"),
+        ("system RAM keeps filling up", "error_kind", "host_oom"),
+        ("it ran out of my 32G RAM", "error_kind", "host_oom"),
+        # one card for every process, memory held by others
+        ("every rank's weights end up on cuda:0", "all_ranks_on_gpu0", True),
+        ("all the processes sit on GPU 0 in nvidia-smi", "all_ranks_on_gpu0", True),
+        ("8个进程都挤在0号卡上", "all_ranks_on_gpu0", True),
+        ("那张卡被别的任务占了10G", "other_process_bytes", 10 * 2**30),
+        ("程序退出后显存还有2G没释放", "other_process_bytes", 2 * 2**30),
+        ("12 GB is already used by another job", "other_process_bytes", 12 * 2**30),
+        # resuming
+        ("it only OOMs when I resume from the last checkpoint", "resume_from_checkpoint", True),
+        ("断点续训的时候爆显存", "resume_from_checkpoint", True),
+        # counts and launchers
+        ("CUDA_VISIBLE_DEVICES=0,1 python train.py", "gpu_count", 2),
+        ("torchrun --nproc_per_node 8 train.py", "gpu_count", 8),
+        ("用两张16G的卡跑", "gpu_count", 2),
+        ("我用4块A100，一共320G显存", "gpu_memory_bytes", 80 * 2**30),
+        ("8 GPUs with 640GB of VRAM in total", "gpu_memory_bytes", 80 * 2**30),
+        # which trainer, a second model
+        ("bash examples/run_grpo_qwen.sh", "trainer_type", "grpo"),
+        ("the dpo_trainer eats my memory", "trainer_type", "dpo"),
+        ("llamafactory-cli train --stage rm", "trainer_type", "reward"),
+        ("the trainer makes a copy of the base model for KL", "ref_model_separate", True),
+        ("DPO 还要加载一个参考模型", "ref_model_separate", True),
+        # several processes, no other scheme named
+        ("same batch size OOMs once I switch to DDP", "distributed", "ddp"),
+        ("单卡能跑，多卡训练就爆", "distributed", "ddp"),
+        # DeepSpeed as LLaMA-Factory and OpenRLHF write it
+        ("deepspeed: examples/deepspeed/ds_z2_config.json", "zero_stage", "2"),
+        ("--zero_stage 3 --bf16", "zero_stage", "3"),
+        ("--adam_offload --flash_attn", "offload", True),
+        # models by family and size
+        ("fine-tuning llama 65b with LoRA", "model_name", "llama-65b"),
+        ("百川13B 全参微调", "model_name", "baichuan-13b"),
+    ],
+)
+def test_reads(text: str, name: str, value: object) -> None:
+    got = facts(text)
+    assert str(got.get(name)) == str(value), got
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("evaluation loss looks fine", "phase"),  # no place in the run
+        ("I generated the dataset yesterday", "phase"),
+        ("I save the model after training", "phase"),
+        ("memory is flat at 20 GB", "memory_growth"),
+        ("显存没有增加", "memory_growth"),
+        ("it OOMs at the very first step", "trained_before_oom"),
+        ("GPU memory is full", "error_kind"),
+        ("rank 0 prints the loss", "all_ranks_on_gpu0"),
+        ("显存占用了15G", "other_process_bytes"),
+        ("trainer.train(resume_from_checkpoint=args.resume_from_checkpoint)", "resume_from_checkpoint"),
+        ("flash-attn does not support V100 GPUs", "gpu_count"),  # a model number is never a count
+        ("with a v100 gpu", "gpu_count"),
+        ("an 80 GB GPU", "gpu_count"),
+        ("一张24G的显卡", "gpu_count"),
+        ("a node with 512GB of VRAM", "gpu_memory_bytes"),  # no card has that much
+        ("my model is LLaMA2-7B-SFT-FULL", "trainer_type"),
+        ("not using ddp, deepspeed zero2", "distributed"),  # a named scheme wins
+        ("the lora weights stay on rank 0", "lora_r"),  # a process rank is not a LoRA rank
+        ("zero3_init_flag: true", "zero_stage"),
+        ("![shot](https://github.com/user-attachments/assets/1f2e-929b-4c)", "model_params_b"),
+    ],
+)
+def test_does_not_read(text: str, name: str) -> None:
+    got = facts(text)
+    if name == "distributed":
+        assert got.get(name) == "deepspeed", got
+    else:
+        assert name not in got, got
+
+
+@pytest.mark.parametrize(
+    ("text", "changed", "not_a_fact"),
+    [
+        ("bitsandbytes 0.38 OOMs, it doesn't happen when using bitsandbytes==0.37.2", "bitsandbytes_version", None),
+        ("需要把cutoff_len降低到1024才能正常训练", "max_length", "max_length"),
+        ("ds_z3_config.json 会 OOM，换成 ds_z3_offload_config.json 就可以跑起来", "offload", "offload"),
+        ("改成 per_device_train_batch_size=1 之后就不会爆了", "batch_size", "batch_size"),
+        ("with gradient_checkpointing=True it started working", "gradient_checkpointing", "gradient_checkpointing"),
+    ],
+)
+def test_a_fix_is_evidence_not_the_run(text: str, changed: str, not_a_fact: str | None) -> None:
+    got = facts(text)
+    assert changed in str(got.get("resolved_by", "")).split(","), got
+    if not_a_fact:
+        assert not_a_fact not in got, got
+
+
+def test_a_setting_the_failing_run_had_is_not_the_change() -> None:
+    got = facts("ds_z3_config.json 会 OOM，换成 ds_z3_offload_config.json 就可以跑起来")
+    assert got["resolved_by"] == "offload"
+    assert got["zero_stage"] == "3"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "value"),
+    [
+        ("I did train with fp16", "mixed_precision", "fp16"),  # a plain setting, not a fix
+        ("I reduced max_length to 512 but it still OOMs", "max_length", 512),
+        ("how can I full fine-tune rather than lora?", "finetune_method", "full"),
+    ],
+)
+def test_settings_stay_settings(text: str, name: str, value: object) -> None:
+    got = facts(text)
+    assert got.get(name) == value, got
+    assert "resolved_by" not in got
