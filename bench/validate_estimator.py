@@ -1,12 +1,15 @@
-"""Calibrate triage's memory estimator against the fake-tensor oracle; writes docs/validation.md.
+"""Validate triage's memory estimator; writes docs/validation.md (two tables).
 
-    /tmp/vm/bin/python bench/validate_estimator.py            # the whole matrix (a few minutes)
-    /tmp/vm/bin/python bench/validate_estimator.py --quick    # every 4th row
+    python bench/validate_estimator.py --published           # published peaks only (no torch needed)
+    /tmp/vm/bin/python bench/validate_estimator.py            # the oracle matrix (a few minutes) + published
+    /tmp/vm/bin/python bench/validate_estimator.py --quick    # every 4th oracle row (to /tmp)
     /tmp/vm/bin/python bench/validate_estimator.py --json results.json
 
-Each row runs one real training step of the installed transformers + peft code on fake CPU
-tensors (triage.measure) and compares its allocated peak with triage.estimate.estimate for the
-same facts. Needs the `measure` extra (torch, transformers, peft; bitsandbytes for QLoRA).
+The oracle table runs one real training step of the installed transformers + peft code on fake CPU
+tensors (triage.measure) per row and compares its allocated peak with triage.estimate.estimate for
+the same facts; it needs the `measure` extra (torch, transformers, peft; bitsandbytes for QLoRA).
+The published table (bench/published_peaks.py, bench/data/published.yaml) compares the estimator
+with peaks other people measured and published, on the counter each number is; it needs no torch.
 """
 
 from __future__ import annotations
@@ -20,20 +23,16 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from triage.measure import (  # noqa: E402
-    Measurement,
-    MeasureSpec,
-    all_linear_targets,
-    available,
-    estimator_facts,
-    measure,
-    spec_for_preset,
-)
+import published_peaks  # noqa: E402  (bench/published_peaks.py: no torch)
+
+if TYPE_CHECKING:
+    from triage.measure import Measurement, MeasureSpec
 
 GiB = 1024**3
 TARGET_MEDIAN = 10.0
@@ -113,6 +112,8 @@ MATRIX: list[Row] = [
 
 
 def spec_of(row: Row) -> MeasureSpec:
+    from triage.measure import all_linear_targets, spec_for_preset
+
     kw = dict(row.kw)
     targets = kw.pop("targets", None)
     spec = spec_for_preset(row.preset, **kw)
@@ -123,6 +124,7 @@ def spec_of(row: Row) -> MeasureSpec:
 
 def _estimate(spec: MeasureSpec, preset: str, tf_version: str) -> Any:
     from triage.estimate import estimate
+    from triage.measure import estimator_facts
 
     return estimate(estimator_facts(spec, preset, tf_version))
 
@@ -157,6 +159,7 @@ def compare(m: Measurement, est: Any) -> dict[str, float]:
 
 
 def run_matrix(rows: list[Row]) -> list[dict[str, Any]]:
+    from triage.measure import measure
     from triage.measure.step import versions
 
     tf_version = versions()["transformers"]
@@ -206,6 +209,7 @@ def _g(n: float) -> str:
 def published_checks(tf_version: str) -> list[dict[str, Any]]:
     """Published numbers with their exact settings, against the estimator (and the oracle where it applies)."""
     from triage.estimate import estimate
+    from triage.measure import estimator_facts, measure, spec_for_preset
 
     checks: list[dict[str, Any]] = []
     # exact LoRA parameter counts logged by litgpt / torchtune / PEFT (memory-formulas.md, section 1.2)
@@ -312,6 +316,7 @@ def write_report(
     lines += ["", FINDINGS_HEADER, "", *findings(results), ""]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines), encoding="utf-8")
+    published_peaks.write_section(path)
     return med, worst
 
 
@@ -409,7 +414,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="every 4th row only (not written to docs/)")
     parser.add_argument("--json", type=Path, help="also write the raw results as JSON")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "validation.md")
+    parser.add_argument(
+        "--published", action="store_true", help="only the published-peaks table (no torch); rewrites its section"
+    )
     args = parser.parse_args(argv)
+    if args.published:
+        summary = published_peaks.write_section(args.out)
+        print(
+            f"published peaks: {summary.n} rows, median |error| {summary.median:.1f} %, max {summary.worst:.1f} %, "
+            f"OOM runs predicted to fit {summary.oom_predicted_fitting} of {summary.oom_rows} -> {args.out}"
+        )
+        return 0
+    from triage.measure import available
+
     missing = available()
     if missing is not None:
         print(
