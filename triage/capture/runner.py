@@ -3,8 +3,10 @@
 The child's standard output and standard error go each to a pseudo-terminal when triage's own
 one is a terminal (so tqdm, colours and ``isatty()`` behave as without triage) and to a pipe
 otherwise; the two stay separate. Every byte is written on to the same stream of triage as soon
-as it arrives, then to the log copy, then through the log scanner
-(:func:`triage.ingest.log.read_log_lines`), which keeps bounded windows of a log of any size.
+as it arrives, then to the log copy, then to the log scanner
+(:func:`triage.ingest.log.read_log_lines`, which keeps bounded windows of a log of any size) in a
+thread of its own: a burst of output is never held back while the scanner catches up, unless
+:data:`FEED_BYTES` are already waiting for it.
 
 Signals: with a terminal on standard input the child stays in triage's process group, so it can
 read the terminal (a login prompt) and a Ctrl-C from the terminal reaches it directly; triage
@@ -24,7 +26,9 @@ import signal
 import struct
 import subprocess
 import termios
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import FrameType
@@ -41,6 +45,8 @@ _FROM_TERMINAL = (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP)
 GRACE_SECONDS = 2.0
 _READ = 1 << 16
 _BATCH = 1 << 20
+#: Output waiting for the log scanner at most; beyond it the command's output waits for the scanner.
+FEED_BYTES = 4 << 20
 #: The log scanner's name for the command's output in its error messages.
 OUTPUT_NAME = "<command output>"
 
@@ -69,16 +75,75 @@ class _Source:
     """triage's own stream the bytes go on to (1 or 2), or None once that stream is closed."""
 
 
-class _Pump(io.RawIOBase):
-    """The command's output as one byte stream for the log scanner, passed through and copied on the way.
+class _Feed(io.RawIOBase):
+    """The scanner's end: chunks handed over by the pump, at most ``limit`` bytes waiting.
 
-    Each :meth:`read` waits for output on any stream, writes it on at once, and returns it merged:
-    when bytes come from the other stream while a line is still open, a newline is put between
-    them (in the copy too), so lines of stdout and stderr never share a line number.
+    The scanner runs in its own thread, so a burst of output is passed through at once while the
+    scanner catches up; only when ``limit`` bytes wait does the pump wait for it (so memory stays
+    bounded and nothing is dropped). Once the scanner has stopped, chunks are no longer kept.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self._limit = limit
+        self._chunks: deque[bytes] = deque()
+        self._waiting = 0
+        self._ended = False
+        self._stopped = False
+        self._cond = threading.Condition()
+
+    def readable(self) -> bool:
+        return True
+
+    def put(self, chunk: bytes) -> None:
+        with self._cond:
+            while self._waiting and self._waiting + len(chunk) > self._limit and not self._stopped:
+                self._cond.wait()
+            if self._stopped:
+                return
+            self._chunks.append(chunk)
+            self._waiting += len(chunk)
+            self._cond.notify_all()
+
+    def end(self) -> None:
+        """No more output: the scanner reads what waits, then the end."""
+        with self._cond:
+            self._ended = True
+            self._cond.notify_all()
+
+    def stop(self) -> None:
+        """The scanner has stopped: the pump no longer waits for it."""
+        with self._cond:
+            self._stopped = True
+            self._chunks.clear()
+            self._cond.notify_all()
+
+    def read(self, size: int | None = -1) -> bytes:
+        with self._cond:
+            while not self._chunks and not self._ended:
+                self._cond.wait()
+            if not self._chunks:
+                return b""
+            chunk = self._chunks.popleft()
+            self._waiting -= len(chunk)
+            self._cond.notify_all()
+            return chunk
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class _Pump:
+    """The command's output: passed through, copied, and handed to the log scanner, merged into one stream.
+
+    Output is written on as soon as it arrives, whatever the scanner is doing. When bytes come from
+    the other stream while a line is still open, a newline is put between them (in the copy too),
+    so lines of stdout and stderr never share a line number.
     """
 
     def __init__(self, sources: list[_Source], log: BinaryIO | None, exited: Callable[[], bool]) -> None:
-        super().__init__()
         self.sources = sources
         self.log = log
         self.exited = exited
@@ -87,21 +152,13 @@ class _Pump(io.RawIOBase):
         self._open_fd: int | None = None
         self._exit_seen: float | None = None
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-    def read(self, size: int | None = -1) -> bytes:
+    def run(self, feed: _Feed) -> None:
+        """Until every stream has ended (or stayed quiet :data:`GRACE_SECONDS` after the command exited)."""
         while self.sources:
             chunk = self._collect()
             if chunk:
                 self._copy(chunk)
-                return chunk
-        return b""
+                feed.put(chunk)
 
     def _collect(self) -> bytes:
         """Whatever arrives next on any stream (up to about 1 MiB), passed through; b'' after a quiet spell."""
@@ -185,10 +242,6 @@ class _Pump(io.RawIOBase):
     def close_sources(self) -> None:
         for source in list(self.sources):
             self._drop(source)
-
-    def close(self) -> None:
-        self.close_sources()
-        super().close()
 
 
 def _copy_window_size(tty_fd: int, pty_fd: int) -> None:
@@ -304,16 +357,31 @@ def run(argv: Sequence[str], log: BinaryIO | None, *, env: dict[str, str] | None
             pump = _Pump(
                 [_Source(our_end, ours) for ours, _, our_end in streams], log, lambda: running.poll() is not None
             )
+            feed = _Feed(FEED_BYTES)
+            scanned: list[LogReading | BaseException] = []
+
+            def scan() -> None:
+                try:
+                    scanned.append(read_log_lines(iter_file_lines(OUTPUT_NAME, feed)))  # type: ignore[arg-type]
+                except BaseException as exc:  # handed to the main thread, raised there
+                    scanned.append(exc)
+                finally:
+                    feed.stop()
+
+            scanner = threading.Thread(target=scan, name="triage-log-scanner", daemon=True)
+            scanner.start()
             try:
-                reading = read_log_lines(iter_file_lines(OUTPUT_NAME, pump))  # type: ignore[arg-type]
+                pump.run(feed)
             finally:
                 pump.close_sources()
+                feed.end()
             while True:
                 try:
                     code = running.wait()
                     break
                 except KeyboardInterrupt:  # pragma: no cover - handlers are installed; belt and braces
                     continue
+            scanner.join()
     except BaseException:
         for _, _, our_end in streams:
             with contextlib.suppress(OSError):
@@ -324,6 +392,9 @@ def run(argv: Sequence[str], log: BinaryIO | None, *, env: dict[str, str] | None
             pump.log.flush()
         except OSError as exc:
             pump.log_problem = exc.strerror or str(exc)
+    reading = scanned[0] if scanned else RuntimeError("the log scanner ended without a result")
+    if isinstance(reading, BaseException):
+        raise reading
     died_of = -code if code < 0 else None
     return Finished(
         returncode=128 + died_of if died_of is not None else code,
