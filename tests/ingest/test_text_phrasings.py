@@ -73,6 +73,23 @@ def facts(text: str) -> dict[str, object]:
         ("deepspeed: examples/deepspeed/ds_z2_config.json", "zero_stage", "2"),
         ("--zero_stage 3 --bf16", "zero_stage", "3"),
         ("--adam_offload --flash_attn", "offload", True),
+        # ineffective, in words
+        ("activation checkpointing of the Mistral model does not work", "gc_active", False),
+        ("梯度检查点好像没有效果", "gc_active", False),
+        # evaluation batch, full precision, ChatGLM's quantize, a bare length
+        ("training is fine but for evaluation with batch size of 16 it OOMs", "eval_batch_size", 16),
+        ("评估时 batch size 设为32就爆", "eval_batch_size", 32),
+        ("the weights are kept in float32", "torch_dtype", "fp32"),
+        ("模型以全精度加载", "torch_dtype", "fp32"),
+        ("model = load(path).half().quantize(8).cuda()", "quantization", "8bit"),
+        ("输入 length 设为 8192 时显存不够", "max_length", 8192),
+        ('  "train_micro_batch_size_per_gpu": 4,', "batch_size", 4),
+        ("4张24G 3090 跑不起来", "gpu_count", 4),
+        ("RTX 4090 (24G) * 2", "gpu_count", 2),
+        ("我在做 reward 模型训练", "trainer_type", "reward"),
+        ("训到第300步就OOM了", "trained_before_oom", True),
+        ("加载模型后在训练时OOM", "phase", "training"),  # after loading is not loading
+        ("I pass compute_metrics to Trainer", "compute_metrics", True),
         # models by family and size
         ("fine-tuning llama 65b with LoRA", "model_name", "llama-65b"),
         ("百川13B 全参微调", "model_name", "baichuan-13b"),
@@ -105,6 +122,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("not using ddp, deepspeed zero2", "distributed"),  # a named scheme wins
         ("the lora weights stay on rank 0", "lora_r"),  # a process rank is not a LoRA rank
         ("zero3_init_flag: true", "zero_stage"),
+        ("fp32 master weights are part of what Adam costs", "torch_dtype"),
+        ("git clone https://github.com/tatsu-lab/stanford_alpaca.git", "model_name"),
         ("![shot](https://github.com/user-attachments/assets/1f2e-929b-4c)", "model_params_b"),
     ],
 )
@@ -124,6 +143,13 @@ def test_does_not_read(text: str, name: str) -> None:
         ("ds_z3_config.json 会 OOM，换成 ds_z3_offload_config.json 就可以跑起来", "offload", "offload"),
         ("改成 per_device_train_batch_size=1 之后就不会爆了", "batch_size", "batch_size"),
         ("with gradient_checkpointing=True it started working", "gradient_checkpointing", "gradient_checkpointing"),
+        (
+            "with bs 2 and gradient checkpointing, training runs fine",
+            "gradient_checkpointing",
+            "gradient_checkpointing",
+        ),
+        ("It can only train when max_length=512", "max_length", "max_length"),
+        ("单卡跑 per_device_train_batch_size 4，没有问题", "batch_size", "batch_size"),
     ],
 )
 def test_a_fix_is_evidence_not_the_run(text: str, changed: str, not_a_fact: str | None) -> None:
@@ -131,6 +157,15 @@ def test_a_fix_is_evidence_not_the_run(text: str, changed: str, not_a_fact: str 
     assert changed in str(got.get("resolved_by", "")).split(","), got
     if not_a_fact:
         assert not_a_fact not in got, got
+
+
+@pytest.mark.parametrize(
+    "text", ["if I remove compute_metrics from the trainer, everything is working fine", "去掉 compute_metrics 就好了"]
+)
+def test_taking_a_setting_away_that_made_it_work_says_the_run_had_it(text: str) -> None:
+    got = facts(text)
+    assert got["compute_metrics"] is True
+    assert got["resolved_by"] == "compute_metrics"
 
 
 def test_a_setting_the_failing_run_had_is_not_the_change() -> None:
