@@ -106,6 +106,7 @@ class Run:
     """The installed bitsandbytes (None: unknown, sized as a current release)."""
     framework: str = ""
     """The training framework when it changes what is saved (``litgpt``); empty for HF transformers + peft."""
+    torch_version: Version | None = None
     assumptions: tuple[Assumption, ...] = field(default=())
 
     @property
@@ -732,5 +733,6 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
         trainable_override=options.trainable_override,
         bitsandbytes_version=_read_bnb_version(v, quant, notes),
         framework=_read_framework(v),
+        torch_version=_version(v.get("torch_version")),
         assumptions=tuple(notes),
     )

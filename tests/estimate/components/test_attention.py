@@ -48,3 +48,19 @@ def test_transformers_4_38_registers_a_causal_mask_buffer():
     buffer = causal_mask_buffer(run_of(transformers_version="4.38.2"))
     assert buffer is not None and "#29484" in buffer.formula
     assert causal_mask_buffer(run_of(transformers_version="4.39.0")) is None
+
+
+def test_falcon_multi_query_sdpa_falls_back_to_the_math_kernel():
+    from triage.estimate import estimate
+
+    from .conftest import BASE
+
+    facts = dict(BASE, model_name="falcon-7b", lora_target_modules="query_key_value", max_length=1024)
+    falcon = estimate(dict(facts, attn_implementation="sdpa"))
+    a = falcon.run.arch
+    # fp32 softmax output of the math kernel (torch >= 2.5), every layer: measured 4 B per score with the oracle
+    assert falcon.sizes["attention_scores"].bytes == a.layers * a.heads * 1024**2 * 4
+    old_torch = estimate(dict(facts, attn_implementation="sdpa", torch_version="2.4.1"))
+    assert old_torch.sizes["attention_scores"].bytes == a.layers * a.heads * 1024**2 * 2
+    # grouped-query Llama keeps SDPA's flash kernel (no mask, enable_gqa): nothing quadratic
+    assert "attention_scores" not in estimate(dict(BASE, model_name="llama-3-8b")).sizes

@@ -10,7 +10,14 @@ Formulas (shared/reference/memory-formulas.md §1.3 and §1.5):
   soft-capped scores and the dropout mask when the model has them;
 * SDPA/FlashAttention save their output and an fp32 logsumexp per head instead (linear in s);
 * eager (and SDPA/xformers on padded batches) builds a b x s² mask in the compute dtype;
-* transformers 4.38 registered an int64 causal_mask of max_position_embeddings² (transformers #29484).
+* transformers 4.38 registered an int64 causal_mask of max_position_embeddings² (transformers #29484);
+* SDPA falls back to its math kernel for Falcon-7B-style multi-query attention: the model hands SDPA an
+  explicit mask and a single KV head, and PyTorch's flash kernel refuses any explicit mask while the
+  memory-efficient kernel refuses differing head counts (aten/src/ATen/native/transformers/cuda/
+  sdp_utils.cpp: ``check_for_attn_mask``, ``check_batch_size_and_num_heads_dense<false>``). The math
+  kernel keeps the softmax output, in fp32 since torch 2.5 (the math backend "accumulates in float32
+  even when given float16 or bfloat16 inputs" unless ``allow_fp16_bf16_reduction_math_sdp``), measured
+  with the fake-tensor oracle at 4 B per score element per layer (docs/validation.md).
 """
 
 from __future__ import annotations
@@ -37,6 +44,31 @@ def _repeats_kv(run: Run) -> bool:
     return run.attn == "eager" or (run.attn == "sdpa" and tfv is not None and tfv < Version("4.48.0"))
 
 
+def sdpa_math_fallback(run: Run) -> bool:
+    """SDPA runs its math kernel (O(s²) memory): Falcon's multi-query attention with its explicit mask."""
+    a = run.arch
+    return run.attn == "sdpa" and run.framework != "litgpt" and a.layout == "falcon" and a.kv_heads == 1 < a.heads
+
+
+def math_score_bytes(run: Run) -> int:
+    """Bytes per score element the math kernel keeps: fp32 from torch 2.5 (or unknown), else the compute dtype."""
+    tv = run.torch_version
+    return run.e if tv is not None and tv < Version("2.5.0") else 4
+
+
+def score_bytes(run: Run) -> int:
+    """Bytes per attention-score element one layer keeps for backward (0 for kernels linear in s)."""
+    a, e = run.arch, run.e
+    if run.attn == "eager":
+        per = 4 + (e if e != 4 else 0)
+        if a.attn_softcap:
+            per += e
+        if a.attn_dropout:
+            per += 1 + e
+        return per
+    return math_score_bytes(run) if sdpa_math_fallback(run) else 0
+
+
 def saved_per_token(run: Run) -> tuple[int, int]:
     """Bytes per token one layer's attention saves for backward: (core, s-term).
 
@@ -50,29 +82,30 @@ def saved_per_token(run: Run) -> tuple[int, int]:
     # v; a view into a fused qkv output keeps all of it (litgpt fuses qkv in every model: its ``attn`` linear)
     fused = a.layout in FUSED_QKV or run.framework == "litgpt"
     core += e * (qw + 2 * kvw) if fused else e * kv_saved
+    if sdpa_math_fallback(run):
+        return core + e * qw, a.heads * run.seq * score_bytes(run)  # output; the softmax output per score
     if run.attn != "eager":
         return core + e * qw + 4 * a.heads, 0  # output and fp32 logsumexp
-    s_term = a.heads * run.seq * (4 + (e if e != 4 else 0))
-    if a.attn_softcap:
-        s_term += a.heads * run.seq * e
-    if a.attn_dropout:
-        s_term += a.heads * run.seq * (1 + e)
-    return core, s_term
+    return core, a.heads * run.seq * score_bytes(run)
 
 
 def attention_scores(run: Run, saving: LayerSaving) -> Component | None:
     """Eager attention's saved scores (with checkpointing: the one layer being recomputed)."""
     if not saving.s_term:
         return None
-    a, e = run.arch, run.e
-    one_layer = a.heads * run.batch * run.seq**2 * (4 + e)
+    a, per = run.arch, score_bytes(run)
+    one_layer = a.heads * run.batch * run.seq**2 * per
     scores = one_layer if run.gc else saving.layers * saving.s_term * run.tokens
+    what = (
+        f"eager attention keeps fp32 softmax + {run.compute_dtype} probabilities"
+        if run.attn == "eager"
+        else "SDPA falls back to its math kernel (explicit mask, one KV head) and keeps the softmax output"
+    )
     return Component(
         "attention_scores",
         scores,
-        f"eager attention keeps fp32 softmax + {run.compute_dtype} probabilities: "
-        f"{saving.layers if not run.gc else 1} layer(s) x b={run.batch} x {a.heads} heads x s²={run.seq}² x "
-        f"{4 + e} B" + (" (gradient checkpointing: only the layer being recomputed)" if run.gc else ""),
+        f"{what}: {saving.layers if not run.gc else 1} layer(s) x b={run.batch} x {a.heads} heads x "
+        f"s²={run.seq}² x {per} B" + (" (gradient checkpointing: only the layer being recomputed)" if run.gc else ""),
     )
 
 
