@@ -30,11 +30,12 @@ from triage.estimate import (
     run_from_facts,
     saving_detail,
 )
-from triage.estimate.architecture import load_hf_config
+from triage.estimate.architecture import from_hf_config, load_hf_config
 from triage.facts import Fact, FactSet
 from triage.ingest.errors import IngestError
 from triage.ingest.found import to_facts
 from triage.ingest.inputs import gather
+from triage.ingest.snapshot import SnapshotMemory
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Remedy
 from triage.quantify import NOT_ESTIMABLE, Memory, Outcome, derive, quantify, saver
@@ -64,6 +65,8 @@ class Inputs:
     """(path, kind) of every input file read."""
     architecture: Architecture | None = None
     """The model's shape from a ``config.json`` among the inputs, when one was given."""
+    snapshot: SnapshotMemory | None = None
+    """The live memory by component of a memory snapshot (``--snapshot``), when one was given."""
 
     def session(self, lang: str = "en") -> Session:
         """The engine's view of these inputs."""
@@ -94,6 +97,8 @@ def read(
     envs: Sequence[str] = (),
     configs: Sequence[str] = (),
     inputs: Sequence[str] = (),
+    reports: Sequence[str] = (),
+    snapshot: str | None = None,
     facts: Iterable[Fact] = (),
 ) -> Inputs:
     """Read every input through the ingest readers and merge the facts.
@@ -101,7 +106,8 @@ def read(
     Explicit ``facts`` (``--fact``, flags, interview answers) win over anything
     read; disagreements between inputs are kept for the user. A model
     ``config.json`` among the configs also gives the model's architecture, so
-    it means the same whichever flag brought it. Raises
+    it means the same whichever flag brought it, and so does the model config
+    inside a watcher report (``reports``). Raises
     :class:`~triage.ingest.errors.IngestError` for an unreadable input.
     """
     got = gather(
@@ -111,9 +117,16 @@ def read(
         envs=envs,
         configs=configs,
         inputs=inputs,
+        reports=reports,
+        snapshot=snapshot,
         cli_facts=list(facts),
     )
     arch = None
+    for where, cfg in got.model_configs:
+        try:
+            arch = from_hf_config(cfg, where)
+        except ArchitectureError as exc:
+            got.notes.append(f"{exc} (the estimate uses the model name instead)")
     for path, kind in got.read_as:
         if kind == "config:model_config":
             try:
@@ -128,6 +141,7 @@ def read(
         notes=tuple(got.notes),
         read_as=tuple(got.read_as),
         architecture=arch,
+        snapshot=got.snapshot,
     )
 
 

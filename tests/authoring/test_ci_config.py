@@ -75,6 +75,15 @@ def test_a_job_runs_the_measure_tests_on_the_cpu_build_of_torch():
     assert any(w[0] == "pytest" and any("tests/measure" in x for x in w) for w in words)
 
 
+def test_the_torch_job_runs_the_watcher_tests_with_its_extra():
+    """tests/watch runs a tiny real Trainer under ``triage.watch``; without torch those tests skip, so the torch
+    job must run them, with the ``watch`` extra installed as a user would."""
+    words = workflow_commands("measure")
+    installs = [w for w in words if w[:2] == ["pip", "install"]]
+    assert any(any("watch" in x and x.startswith(".[") for x in w) for w in installs)
+    assert any(w[0] == "pytest" and "tests/watch" in w for w in words)
+
+
 def test_workflow_commands_exist_in_the_cli():
     parser, _ = build_parser()
     for words in workflow_commands():

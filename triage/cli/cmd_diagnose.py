@@ -52,6 +52,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="any of the above; the kind is detected from the content (repeatable)",
     )
     src.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="triage-report.json written by triage.watch at the OOM; read as exact facts (repeatable)",
+    )
+    src.add_argument(
+        "--snapshot",
+        metavar="FILE",
+        help="a PyTorch memory snapshot (.pickle) taken at the OOM: live memory by component, beside the estimate",
+    )
+    src.add_argument(
         "--fact",
         action="append",
         default=[],
@@ -92,11 +104,11 @@ def run(args: argparse.Namespace) -> int:
     symptoms += [_read_text(p) for p in args.symptom_file]
     if args.stdin == "-":
         symptoms.append(_whole(sys.stdin.read(SYMPTOM_LIMIT + 1), "standard input"))
-    files = [*args.log, *args.env, *args.config, *args.input]
-    if not symptoms and not args.fact and not files:
+    files = [*args.log, *args.env, *args.config, *args.input, *args.report]
+    if not symptoms and not args.fact and not files and not args.snapshot:
         raise InputError(
-            "nothing to diagnose: give --symptom TEXT, --symptom-file FILE, -, --log/--env/--config/--input FILE "
-            "or --fact NAME=VALUE"
+            "nothing to diagnose: give --symptom TEXT, --symptom-file FILE, -, --log/--env/--config/--input/--report "
+            "FILE, --snapshot FILE or --fact NAME=VALUE"
         )
     if args.stdin == "-" and "-" in files:
         raise UsageError("standard input can be read only once; give `-` to one option")
@@ -105,22 +117,27 @@ def run(args: argparse.Namespace) -> int:
     from triage.cli.progress import reading
 
     with reading([*args.log, *args.input], enabled=args.format != "json"):
-        session = api.build_session(
+        inputs = api.read(
             kb,
             symptoms=symptoms,
             logs=args.log,
             envs=args.env,
             configs=args.config,
             inputs=args.input,
+            reports=args.report,
+            snapshot=args.snapshot,
             facts=facts,
-            lang=args.lang,
         )
-    analysis = api.analyse(kb, session)
+    analysis = api.analyse(kb, inputs.session(args.lang))
     from triage.render.contract import to_dict
     from triage.render.outbound import for_terminal, json_text
     from triage.render.output import validated
 
     data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory, similar=analysis.similar)
+    if inputs.snapshot is not None:
+        from triage.render.snapshot import snapshot_dict
+
+        data["snapshot"] = snapshot_dict(inputs.snapshot, analysis.memory)
     if args.format == "json":
         sys.stdout.write(json_text(validated(data)) + "\n")
     elif args.format == "markdown":

@@ -1,6 +1,7 @@
 """The one entry point: read everything the user gave, merge the facts, say where each came from.
 
-Precedence when two inputs disagree: ``--fact`` > config > env report > log > symptom text;
+Precedence when two inputs disagree: ``--fact`` > the watcher's report and a memory snapshot (measured
+in the run) > config > env report > log > symptom text;
 between inputs of the same kind the later one on the command line wins. Every disagreement
 is reported as a :class:`Conflict` naming what was believed.
 """
@@ -22,11 +23,13 @@ from triage.ingest.errors import IngestError
 from triage.ingest.found import Found, to_facts
 from triage.ingest.lines import iter_file_lines, iter_text_lines, open_sample, read_small
 from triage.ingest.log import read_log_lines
+from triage.ingest.report import read_report
+from triage.ingest.snapshot import SnapshotMemory, read_snapshot, snapshot_findings
 from triage.ingest.sniff import sniff
 from triage.ingest.text import read_lines
 
 #: The higher, the more believed.
-RANK = {"symptom": 0, "log": 1, "env": 2, "config": 3, "cli": 4, "answer": 4, "case": 4}
+RANK = {"symptom": 0, "log": 1, "env": 2, "config": 3, "report": 3.5, "snapshot": 3.5, "cli": 4, "answer": 4, "case": 4}
 #: Cap of the text handed to text signals (symptoms first, then log excerpts).
 TEXT_LIMIT = 64 * 1024
 _SNIFF_BYTES = 1 << 20
@@ -64,6 +67,10 @@ class Gathered:
     notes: list[str] = field(default_factory=list)
     read_as: list[tuple[str, str]] = field(default_factory=list)
     """(path, kind) for every input file, e.g. ('train.log', 'log'), ('args.json', 'config:trl')."""
+    model_configs: list[tuple[str, Mapping[str, object]]] = field(default_factory=list)
+    """(where, config) of the model configs inside watcher reports, for the estimator's architecture."""
+    snapshot: SnapshotMemory | None = None
+    """The live memory of a memory snapshot (``--snapshot``), by component."""
 
 
 def agree(spec: FactSpec | None, a: object, b: object) -> bool:
@@ -144,6 +151,8 @@ def gather(
     envs: Sequence[str] = (),
     configs: Sequence[str] = (),
     inputs: Sequence[str] = (),
+    reports: Sequence[str] = (),
+    snapshot: str | None = None,
     cli_facts: Iterable[Fact] = (),
 ) -> Gathered:
     """Read every input and merge the facts; raises :class:`IngestError` for an unreadable file."""
@@ -174,7 +183,27 @@ def gather(
         _claim_stdin(path, stdin_used)
         stdin_used[0] = False  # claimed again below, once
         jobs.append((path, *_sniff_file(path)))
+    jobs += [(p, "report", None) for p in reports]
+    model_configs: list[tuple[str, Mapping[str, object]]] = []
+    memory = None
+    if snapshot is not None:
+        memory = read_snapshot(snapshot)
+        take(snapshot_findings(memory), "snapshot", snapshot)
+        notes.extend(f"{snapshot}: {n}" for n in memory.notes)
+        read_as.append((snapshot, "snapshot"))
     for path, kind, stream in sorted(jobs, key=lambda job: RANK[job[1]]):
+        if kind == "report":
+            if stream is not None:
+                stream.close()  # sniffed from a regular file: read again whole
+            if path == "-":
+                raise IngestError("a watcher report is read from a file; give its path to --report")
+            report = read_report(path)
+            take(report.found, "report", path)
+            notes.extend(report.notes)
+            read_as.append((path, "report"))
+            if report.model_config:
+                model_configs.append((f"{path}#model_config", report.model_config))
+            continue
         _claim_stdin(path, stdin_used)
         name = "<stdin>" if path == "-" else path
         if kind == "log":
@@ -220,4 +249,6 @@ def gather(
         conflicts=merger.conflicts,
         notes=notes,
         read_as=read_as,
+        model_configs=model_configs,
+        snapshot=memory,
     )

@@ -1,4 +1,4 @@
-"""Tell what kind of file ``--input FILE`` is: a log, an environment report, or a config."""
+"""Tell what kind of file ``--input FILE`` is: a log, an environment report, a config, or a watcher report."""
 
 from __future__ import annotations
 
@@ -21,9 +21,14 @@ _LOG_MARKERS = re.compile(
 )
 
 
+_REPORT = re.compile(r'^\s*\{\s*"format"\s*:\s*"triage-report"')
+
+
 def sniff(sample: str, name: str = "") -> str:
-    """'log', 'env' or 'config' for the first part of a file (and its name as a hint)."""
+    """'report', 'log', 'env' or 'config' for the first part of a file (and its name as a hint)."""
     low_name = name.lower()
+    if _REPORT.match(sample):
+        return "report"  # the watcher writes "format" first; its exception message would read as a log
     if _LOG_MARKERS.search(sample):
         return "log"
     if _ENV_MARKERS.search(sample):

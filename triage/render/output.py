@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from triage.render.outbound import finite
+from triage.render.snapshot import SnapshotOut
 
 SCHEMA_VERSION = "1.2"
 """1.0: the first contract (triage 0.x); 1.1: ``schema_version``, ``evidence_state`` and ``similar_reports``;
@@ -193,6 +194,8 @@ class Output(Model):
     )
     inputs: InputsOut
     similar_reports: list[SimilarReport] = []
+    snapshot: SnapshotOut | None = None
+    """``--snapshot``: the live memory at the OOM by component, beside the estimate's components."""
 
 
 def validated(data: dict[str, Any]) -> dict[str, Any]:
