@@ -39,6 +39,7 @@ def where(fact: dict) -> dict:
         ("torch23_fragmented.txt", "cuda_oom"),  # 2.3+: torch.OutOfMemoryError, expandable_segments hint
         ("cublas.txt", "cublas_alloc"),
         ("cpu_allocator.txt", "host_oom"),
+        ("torchrun_sigkill.log", "host_oom"),  # a worker killed, torchrun's own exit 1
     ],
 )
 def test_an_oom_of_each_generation_is_diagnosed_with_sources(tmp_path, run_env, script, fixture, error_kind):

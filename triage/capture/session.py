@@ -60,11 +60,13 @@ class Capture:
         """The out-of-memory error the run died of (cuda_oom, host_oom...), or None."""
         if self.finished.returncode == 0:
             return None
-        for found, _kind, _path in self.groups():
-            for item in found:
-                if item.name == "error_kind" and item.raw in OOM_KINDS:
-                    return str(item.raw)
-        return None
+        said = {
+            kind: str(item.raw)
+            for found, kind, _path in self.groups()
+            for item in found
+            if item.name == "error_kind" and item.raw in OOM_KINDS
+        }
+        return said.get("env") or said.get("log")  # as the merge believes: the cgroup's count over the output
 
     @property
     def killed_not_by_oom(self) -> bool:
