@@ -344,3 +344,13 @@ def test_what_the_oom_message_says_of_other_processes_beats_nvidia_smi_before_th
     facts = json_diagnosis(tmp_path)["facts"]
     assert facts["other_process_bytes"]["source"] == "log" and facts["other_process_bytes"]["value"] > 0
     assert facts["gpu_name"]["path"] == "nvidia-smi"
+
+
+def test_a_background_child_holding_the_output_does_not_keep_triage_waiting(tmp_path, run_env):
+    """The command exits while something it started still holds its stdout: triage ends after a short grace."""
+    import time
+
+    start = time.monotonic()
+    out = triage_run(["--", "sh", "-c", "sleep 25 & echo started"], run_env, tmp_path, timeout=60)
+    assert (out.returncode, out.stdout) == (0, b"started\n")
+    assert time.monotonic() - start < 15
