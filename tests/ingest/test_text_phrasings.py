@@ -90,6 +90,10 @@ def facts(text: str) -> dict[str, object]:
         ("训到第300步就OOM了", "trained_before_oom", True),
         ("加载模型后在训练时OOM", "phase", "training"),  # after loading is not loading
         ("I pass compute_metrics to Trainer", "compute_metrics", True),
+        ("OOM during LoRA merging via save_pretrained_merged", "phase", "merging"),
+        ("在保存模型参数的时候爆了", "phase", "saving"),
+        ("the traceback ends in prepare_model_for_kbit_training(model)", "prepare_kbit_training", True),
+        ("swift rlhf --rlhf_type kto", "trainer_type", "kto"),
         # models by family and size
         ("fine-tuning llama 65b with LoRA", "model_name", "llama-65b"),
         ("百川13B 全参微调", "model_name", "baichuan-13b"),
@@ -110,6 +114,7 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("显存没有增加", "memory_growth"),
         ("it OOMs at the very first step", "trained_before_oom"),
         ("GPU memory is full", "error_kind"),
+        ("GPU内存一直涨，最后内存溢出", "error_kind"),  # their 内存 is the card's
         ("rank 0 prints the loss", "all_ranks_on_gpu0"),
         ("显存占用了15G", "other_process_bytes"),
         ("trainer.train(resume_from_checkpoint=args.resume_from_checkpoint)", "resume_from_checkpoint"),
@@ -150,6 +155,7 @@ def test_does_not_read(text: str, name: str) -> None:
         ),
         ("It can only train when max_length=512", "max_length", "max_length"),
         ("单卡跑 per_device_train_batch_size 4，没有问题", "batch_size", "batch_size"),
+        ("把 per_device_train_batch_size 改成1之后，可以进行训练", "batch_size", "batch_size"),
     ],
 )
 def test_a_fix_is_evidence_not_the_run(text: str, changed: str, not_a_fact: str | None) -> None:

@@ -352,18 +352,19 @@ _PHASES = (
         r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|(?:单图|批量|batch\s*)推理",
     ),
     (
+        "merging",
+        r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|\bmerg(?:e|ing)\s+(?:the\s+)?"
+        r"(?:lora|adapters?|weights|models?|checkpoints?)\b|合并[^。，,；;]{0,20}(?:时|的时候|过程中)|apply_delta|"
+        r"save_pretrained_merged|\blora\s+merg(?:e|ing)\b",
+    ),
+    (
         "saving",
         r"\b(?:during|while|when|at)\s+(?:the\s+)?(?:saving|save|checkpoint saving|checkpointing)\b|"
-        r"save_pretrained|save_model|_save_to_state_dict|保存(?:模型|权重|checkpoint|检查点)?(?:时|的时候)|"
+        r"save_pretrained|save_model|_save_to_state_dict|保存(?:模型|权重|checkpoint|检查点)?(?:参数|文件)?(?:时|的时候|过程中)|"
         r"\bafter\s+(?:the\s+)?training\s+(?:finished|completed|ended|is done|was done)\b|"
         r"训练(?:完|结束)(?:了)?(?:之后|后|时)|\bcheckpoint(?:ing)?\s+sav(?:e|es|ing)\b|"
         r"\b(?:when|while|during|at)\s+(?:trying\s+to\s+|i\s+|we\s+|it\s+)?sav(?:e|es|ing)\s+(?:the\s+|a\s+|my\s+)?(?:[\w-]+\s+)?"
         r"(?:model|checkpoint|weights|adapters?|state[ _]dict)",
-    ),
-    (
-        "merging",
-        r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|\bmerg(?:e|ing)\s+(?:the\s+)?"
-        r"(?:lora|adapters?|weights|models?|checkpoints?)\b|合并[^。，,；;]{0,20}(?:时|的时候|过程中)|apply_delta",
     ),
     (
         "loading",
@@ -700,6 +701,15 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:makes?|keeps?|creates?|loads?)\s+a\s+(?:second\s+)?copy\s+of\s+the\s+(?:initial\s+|base\s+|whole\s+|same\s+)?model\b",
         _unless_negated(_simple("ref_model_separate", True)),
     ),
+    (r"\bprepare_model_for_(?:kbit|int8)_training\b", _unless_negated(_simple("prepare_kbit_training", True))),
+    (
+        r"--rlhf_type[=\s]+(?P<r>dpo|ppo|kto|orpo|cpo|simpo|grpo|rm)\b",
+        lambda m: (
+            [("trainer_type", {"rm": "reward", "simpo": "dpo", "cpo": "dpo"}.get(k, k))]
+            if (k := m.group("r").lower())
+            else []
+        ),
+    ),
     (r"\bWSL2?\b", _simple("os", "wsl")),
     (r"\bwindows\b", _simple("os", "windows")),
     (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
@@ -839,7 +849,8 @@ _FIX = re.compile(
     r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
     r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
-    r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|可以正常(?:跑|运行|训练)|不再(?:报错|爆显存|oom)",
+    r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|可以正常(?:跑|运行|训练)|不再(?:报错|爆显存|oom)|"
+    r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)",
     _I,
 )
 #: Words before a setting that say it is what made the run work: "it works once I pass torch_dtype=...".
@@ -859,9 +870,12 @@ _FIX_NEXT = re.compile(
     r"\s*(?:then\s+|and\s+)?(?:(?:it|i|we|training|the\s+run|everything|train(?:ing)?\s+step\s*\d+)\s+)?"
     r"(?:(?:can|could)\s+(?:now\s+)?(?:run|train|work|fit)\b|(?:runs?|works?|trains?|fits?)\s+(?:fine|well|ok|perfectly|normally)\b|"
     r"nothing\s+happen|(?:has|had|there\s+is)\s+no\s+(?:problem|issue|oom)|(?:is|was)\s+working\s+(?:fine|well|again)|"
-    r"(?:训练|模型)?(?:就|才|也)?(?:可以|能)(?:正常)?(?:跑|运行|训练)|(?:就|也)?没(?:有)?(?:问题|报错|出现(?:这个|这种)?(?:问题|情况)|oom|爆))",
+    r"(?:训练|模型)?(?:就|才|也)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:跑|运行|训练)|(?:就|也)?没(?:有)?(?:问题|报错|出现(?:这个|这种)?(?:问题|情况)|oom|爆))",
     _I,
 )
+
+#: "GPU内存", "显卡内存": a user who calls the card's memory 内存.
+_GPU_NEICUN = re.compile(r"(?:gpu|cuda|显卡)\s*(?:的)?\s*内存", re.IGNORECASE)
 
 #: Data parallel said in words; a weaker reading than DeepSpeed or FSDP named anywhere in the text.
 _DDP = re.compile(r"\bddp\b|DistributedDataParallel|distributed_type:\s*MULTI_GPU|多卡(?:训练|微调|并行)|数据并行", _I)
@@ -896,6 +910,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Settings the text says made the run work ("bs 2 it runs"): evidence of the cause, not facts of the run."""
     fix_line: int | None = None
     ddp: tuple[int, str] | None = None
+    gpu_neicun = False
     """Where the text says several processes share the work, used when no other scheme is named."""
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
@@ -948,6 +963,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put(toggle.on, number, line)
             elif state is False:
                 put(toggle.off, number, line)
+        gpu_neicun = gpu_neicun or _GPU_NEICUN.search(line) is not None
         said_ddp = _DDP.search(line) if ddp is None else None
         if said_ddp is not None and not negated(line, said_ddp.start()):
             ddp = (number, said_ddp.group(0))
@@ -978,6 +994,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     )
     if "distributed" not in out and ddp is not None:
         put([("distributed", "ddp")], *ddp)
+    kind = out.get("error_kind")
+    if gpu_neicun and kind is not None and kind.raw == "host_oom" and "内存" in (kind.excerpt or ""):
+        del out["error_kind"]  # "GPU内存占用也会增加，内存会溢出": their 内存 is the card's
     _per_card(out)
     fixed.pop("resolved_by", None)
     # a setting the failing run already had is not what changed ("zero3 OOMs, zero3 with offload runs")
