@@ -39,6 +39,8 @@ def test_a_report_is_read_as_exact_facts_and_ranks_the_eval_batch_first(capsys, 
     assert facts["torch_version"]["value"] == "2.5.1"
     assert facts["max_length"]["value"] == 1024, "the failing batch's length stands in for an unset max_length"
     assert facts["oom_requested_bytes"]["value"] == int(3.91 * 1024**3)
+    assert facts["quantization"]["value"] == "none", "a model config without quantization_config was loaded unquantized"
+    assert facts["gpu_count"]["value"] == 1 and facts["expandable_segments"]["value"] is False
     assert all(f["source"] in ("report", "derived") for f in facts.values()), facts
     assert data["causes"][0]["id"] == "eval-batch-too-large"
     assert data["memory"]["estimated"], "the model config inside the report gives the estimator the architecture"
@@ -96,3 +98,14 @@ def test_missing_report_file_is_one_line(capsys, tmp_path):
     assert main(["diagnose", "--report", str(tmp_path / "nope.json")]) == 3
     err = capsys.readouterr().err.strip()
     assert "nope.json" in err and "\n" not in err
+
+
+def test_the_allocator_setting_and_a_quantized_model(capsys, report_file):
+    data = copy.deepcopy(REPORT)
+    data["env"] = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+    data["model"]["quantization_config"] = {"load_in_4bit": True, "bnb_4bit_use_double_quant": True}
+    data["gpus"].append({**data["gpus"][0], "index": 1})
+    facts = run_json(capsys, "--report", str(report_file(data)))["facts"]
+    assert facts["expandable_segments"]["value"] is True
+    assert facts["quantization"]["value"] == "4bit" and facts["finetune_method"]["value"] == "qlora"
+    assert "gpu_count" not in facts, "two visible GPUs in one process: how many the model uses is not known"

@@ -91,6 +91,7 @@ FWD = [
         ([("load.py", "<module>"), (f"{SITE}/transformers/modeling_utils.py", "from_pretrained")], "loading"),
         ([*TRAINER, ("train.py", "on_step_begin")], "training"),
         ([("script.py", "<module>"), ("script.py", "main")], None),
+        ([*TRAINER, (f"{SITE}/deepspeed/runtime/engine.py", "step")], "optimizer"),
     ],
 )
 def test_the_phase_comes_from_the_stack(frames, phase):

@@ -296,6 +296,9 @@ def report_findings(report: Report, path: str) -> tuple[list[Found], list[str]]:
             got, more = _section(data, name, path)
             found += got
             notes += more
+    if report.model is not None and not any(f.name == "quantization" for f in found):
+        # transformers sets config.quantization_config whenever it loads a model quantized (bnb, GPTQ, AWQ, torchao)
+        found.append(Found("quantization", "none", None, _said("model", "no quantization_config")))
     if report.peft_config is not None:
         quantized = any(f.name == "quantization" and f.raw in ("4bit", "8bit") for f in found)
         method = "qlora" if quantized else "lora"
@@ -330,7 +333,8 @@ def report_findings(report: Report, path: str) -> tuple[list[Found], list[str]]:
         )
     if report.trainer is not None:
         found += _trainer(report.trainer)
-    found.append(Found("gpu_count", report.world_size, None, _said("world_size", report.world_size)))
+    if report.world_size > 1 or len(report.gpus) == 1:  # one process may also spread a model over several GPUs
+        found.append(Found("gpu_count", report.world_size, None, _said("world_size", report.world_size)))
     for package, version in report.versions.items():
         fact = package_fact(package)
         if fact is not None:
@@ -348,7 +352,7 @@ def report_findings(report: Report, path: str) -> tuple[list[Found], list[str]]:
         found.append(Found("compute_capability", float(gpu.capability), None, _said("gpus.capability", gpu.capability)))
     if report.memory is not None:
         found += _memory(report.memory, {f.name for f in said})
-    conf = report.env.get("PYTORCH_CUDA_ALLOC_CONF")
+    conf = report.env.get("PYTORCH_CUDA_ALLOC_CONF") or report.env.get("PYTORCH_ALLOC_CONF")
     found.append(
         Found(
             "expandable_segments",

@@ -82,7 +82,10 @@ def _phase_rules() -> list[tuple[str, Callable[[str, str], bool]]]:
             "optimizer",
             lambda f, n: (
                 _in(f, "/torch/optim/", "bitsandbytes/optim", "deepspeed/ops/adam")
-                or (n == "step" and _in(f, "accelerate/optimizer.py", "transformers/optimization.py"))
+                or (
+                    n == "step"
+                    and _in(f, "accelerate/optimizer.py", "transformers/optimization.py", "deepspeed/runtime/")
+                )
             ),
         ),
         (
