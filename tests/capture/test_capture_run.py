@@ -354,3 +354,48 @@ def test_a_background_child_holding_the_output_does_not_keep_triage_waiting(tmp_
     out = triage_run(["--", "sh", "-c", "sleep 25 & echo started"], run_env, tmp_path, timeout=60)
     assert (out.returncode, out.stdout) == (0, b"started\n")
     assert time.monotonic() - start < 15
+
+
+def test_a_launcher_on_path_gives_its_gpus_and_its_interpreter(tmp_path, run_env, script):
+    """A console script like torchrun: its options are facts, its #! interpreter is asked for versions."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    launcher = bin_dir / "torchrun"
+    launcher.write_text(
+        f"#!{sys.executable}\n"
+        "import os, sys\n"
+        "args = sys.argv[1:]\n"
+        "while args[0].startswith('--'):\n"  # a stand-in: skip the launcher's options, run the script once
+        "    args = args[1:] if '=' in args[0] else args[2:]\n"
+        "os.execv(sys.executable, [sys.executable, *args])\n"
+    )
+    launcher.chmod(0o755)
+    site = tmp_path / "site"
+    info = site / "peft-0.11.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: peft\nVersion: 0.11.1\n")
+    run_env["PATH"] = f"{bin_dir}{os.pathsep}{run_env['PATH']}"
+    run_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), run_env.get("PYTHONPATH")) if p)
+    train = script("train.py", PRINT_AND_EXIT)
+    out = triage_run(
+        [
+            *("--format", "json", "--output", str(tmp_path / "diagnosis.json"), "--"),
+            *("env", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+            *("torchrun", "--nproc_per_node", "4", "--master_port=29501", train),
+            *(str(OOM / "torch23_fragmented.txt"), "1", "--per_device_train_batch_size", "2"),
+        ],
+        run_env,
+        tmp_path,
+    )
+    assert out.returncode == 1, out.stderr[-1500:]
+    facts = json_diagnosis(tmp_path)["facts"]
+    assert where(facts["gpu_count"]) == {
+        "value": 4,
+        "source": "config",
+        "path": "command line",
+        "excerpt": "--nproc_per_node 4",
+    }
+    assert facts["distributed"]["value"] == "ddp"
+    assert facts["batch_size"]["value"] == 2
+    assert facts["peft_version"]["value"] == "0.11.1" and facts["peft_version"]["path"] == "importlib.metadata"
+    assert facts["expandable_segments"]["value"] is True and facts["expandable_segments"]["path"] == "environment"
