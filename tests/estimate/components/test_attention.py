@@ -64,3 +64,13 @@ def test_falcon_multi_query_sdpa_falls_back_to_the_math_kernel():
     assert old_torch.sizes["attention_scores"].bytes == a.layers * a.heads * 1024**2 * 2
     # grouped-query Llama keeps SDPA's flash kernel (no mask, enable_gqa): nothing quadratic
     assert "attention_scores" not in estimate(dict(BASE, model_name="llama-3-8b")).sizes
+
+
+def test_falcon_and_gpt2_eager_softmax_stays_in_the_compute_dtype():
+    from triage.estimate.components.attention import score_bytes
+
+    from .conftest import run_of
+
+    assert score_bytes(run_of(attn_implementation="eager")) == 4 + 2  # Llama: fp32 softmax + bf16 probabilities
+    falcon = run_of(model_name="falcon-7b", lora_target_modules="query_key_value", attn_implementation="eager")
+    assert score_bytes(falcon) == 2

@@ -6,7 +6,8 @@ Formulas (shared/reference/memory-formulas.md §1.3 and §1.5):
 * every kernel saves q and k after RoPE and v (a view keeps a fused qkv output alive); eager
   attention repeats the KV heads of GQA, and so does SDPA before transformers 4.48;
 * eager attention saves the fp32 softmax and the compute-dtype probabilities: heads·s·(4+e)
-  bytes per token and layer (Korthikanti et al. 2022, the 5as²b term, adapted), plus the
+  bytes per token and layer (Korthikanti et al. 2022, the 5as²b term, adapted; transformers' Falcon
+  and GPT-2 take the softmax in the compute dtype: heads·s·e), plus the
   soft-capped scores and the dropout mask when the model has them;
 * SDPA/FlashAttention save their output and an fp32 logsumexp per head instead (linear in s);
 * eager (and SDPA/xformers on padded batches) builds a b x s² mask in the compute dtype;
@@ -31,6 +32,9 @@ from triage.estimate.run import Run
 
 if TYPE_CHECKING:
     from triage.estimate.components.activations import LayerSaving
+
+#: Layouts whose eager attention takes the softmax in the compute dtype, not fp32.
+SOFTMAX_IN_COMPUTE_DTYPE = ("falcon", "gpt2")
 
 #: Layouts whose attention input is one fused qkv projection.
 FUSED_QKV = ("phi3", "neox", "falcon", "chatglm", "baichuan", "gpt2")
@@ -60,7 +64,9 @@ def score_bytes(run: Run) -> int:
     """Bytes per attention-score element one layer keeps for backward (0 for kernels linear in s)."""
     a, e = run.arch, run.e
     if run.attn == "eager":
-        per = 4 + (e if e != 4 else 0)
+        # Llama-style eager attention takes the softmax in fp32 and casts back (both kept); transformers'
+        # Falcon and GPT-2 attention take it in the compute dtype (measured with the oracle: 2 B per score)
+        per = e if a.layout in SOFTMAX_IN_COMPUTE_DTYPE else 4 + (e if e != 4 else 0)
         if a.attn_softcap:
             per += e
         if a.attn_dropout:
