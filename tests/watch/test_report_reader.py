@@ -105,7 +105,10 @@ def test_the_allocator_setting_and_a_quantized_model(capsys, report_file):
     data["env"] = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
     data["model"]["quantization_config"] = {"load_in_4bit": True, "bnb_4bit_use_double_quant": True}
     data["gpus"].append({**data["gpus"][0], "index": 1})
-    facts = run_json(capsys, "--report", str(report_file(data)))["facts"]
+    data["snapshot"] = "triage-snapshot.pickle"
+    out = run_json(capsys, "--report", str(report_file(data)))
+    facts = out["facts"]
+    assert any("add --snapshot triage-snapshot.pickle" in n for n in out["inputs"]["notes"])
     assert facts["expandable_segments"]["value"] is True
     assert facts["quantization"]["value"] == "4bit" and facts["finetune_method"]["value"] == "qlora"
     assert "gpu_count" not in facts, "two visible GPUs in one process: how many the model uses is not known"

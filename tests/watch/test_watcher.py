@@ -206,3 +206,19 @@ def test_usage_errors(tmp_path):
     assert done.returncode == 2 and "cannot open" in done.stderr
     done = subprocess.run([sys.executable, "-m", "triage.watch"], capture_output=True, text=True)
     assert done.returncode == 2 and "usage:" in done.stderr
+
+
+def test_each_rank_of_a_distributed_run_writes_its_own_report(tmp_path, monkeypatch):
+    from triage.watch import watch
+
+    class OutOfMemoryError(RuntimeError):
+        pass
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    for rank in ("0", "1"):
+        monkeypatch.setenv("RANK", rank)
+        with pytest.raises(OutOfMemoryError), watch(path=tmp_path / "triage-report.json"):
+            raise OutOfMemoryError("CUDA out of memory.")
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["triage-report-rank0.json", "triage-report-rank1.json"]
+    assert Report.model_validate_json((tmp_path / "triage-report-rank1.json").read_text()).world_size == 2

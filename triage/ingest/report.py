@@ -278,7 +278,9 @@ def _said(name: str, value: object) -> str:
 def report_findings(report: Report, path: str) -> tuple[list[Found], list[str]]:
     """Every fact the report states, in the vocabulary of ``knowledge/facts``."""
     found: list[Found] = []
-    notes: list[str] = list(f"{path}: {n}" for n in report.notes)
+    notes: list[str] = [f"{path}: {n}" for n in report.notes]
+    if report.snapshot:
+        notes.append(f"{path}: the watcher also dumped a memory snapshot: add --snapshot {report.snapshot}")
     exc = report.exception
     message = f"{exc.module}.{exc.type}: {exc.message}" if exc.module != "builtins" else f"{exc.type}: {exc.message}"
     said = read_log_lines(iter_text_lines(message)).found

@@ -27,6 +27,7 @@ installs what a run needs.
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from pathlib import Path
@@ -113,17 +114,25 @@ class Watch:
             start = self.callback.recorded if self.callback is not None else None
             step = self.callback.step if self.callback is not None else None
             report = capture.build(exc, start=start, trainer=self.trainer, step=step, snapshot=snap, notes=self.notes)
-            self.written = capture.write_new(self.path, capture.report_bytes(report))
+            self.written = capture.write_new(self._for_rank(self.path), capture.report_bytes(report))
         except Exception as err:  # the report is extra; the user's OOM must reach them unchanged
             _say(f"could not write the report: {type(err).__name__}: {err}")
             return None
-        if self.written != self.path:
-            _say(f"{self.path} exists; wrote {self.written} instead")
+        if self.written != self._for_rank(self.path):
+            _say(f"{self._for_rank(self.path)} exists; wrote {self.written} instead")
         if not self.quiet:
             where = f" in {report.phase}" if report.phase else ""
             step_text = f" at step {report.global_step}" if report.global_step is not None else ""
             _say(f"out of memory{where}{step_text}; report: {self.written}  (triage diagnose --report {self.written})")
         return self.written
+
+    @staticmethod
+    def _for_rank(path: Path) -> Path:
+        """``report-rank1.json`` in a run of several processes (``RANK`` and ``WORLD_SIZE`` set), else ``path``."""
+        rank, world = os.environ.get("RANK", ""), os.environ.get("WORLD_SIZE", "")
+        if rank.isdigit() and world.isdigit() and int(world) > 1:
+            return path.with_name(f"{path.stem}-rank{rank}{path.suffix}")
+        return path
 
     def _dump_snapshot(self) -> str | None:
         if not self.recording:
@@ -134,7 +143,7 @@ class Watch:
 
         torch = sys.modules["torch"]
         data = pickle.dumps(torch.cuda.memory._snapshot())
-        target = capture.write_new(self.path.with_name(DEFAULT_SNAPSHOT), data)
+        target = capture.write_new(self._for_rank(self.path.with_name(DEFAULT_SNAPSHOT)), data)
         _say(f"memory snapshot: {target}  (triage diagnose --snapshot {target})")
         return str(target)
 
