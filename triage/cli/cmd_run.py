@@ -80,15 +80,16 @@ def run(args: argparse.Namespace) -> int:
             _say(t("run_peak", lang).format(metric=peak.metric, size=shown, line=peak.line))
         return code
     kind = captured.error_kind
-    if kind is None:
+    if kind is None:  # one line, with where the output is kept
         if captured.killed_not_by_oom:
-            _say(t("run_killed_not_oom", lang).format(code=code))
+            line = t("run_killed_not_oom", lang).format(code=code)
         elif finished.signal is not None:
-            _say(t("run_ended_by", lang).format(signal=_signal_name(finished.signal), code=code))
+            line = t("run_ended_by", lang).format(signal=_signal_name(finished.signal), code=code)
         else:
-            _say(t("run_failed", lang).format(code=code))
+            line = t("run_failed", lang).format(code=code)
         if captured.log_path:
-            _say(t("run_log_kept", lang).format(path=captured.log_path))
+            line += " " + t("run_log_kept_aside", lang).format(path=captured.log_path)
+        _say(line)
         return code
     _say(t("run_oom", lang).format(what=t(f"run_what_{kind}", lang), code=code))
     try:

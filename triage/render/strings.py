@@ -305,3 +305,4 @@ def t(key: str, lang: str) -> str:
     """The string ``key`` in ``lang`` (English when missing)."""
     entry = STRINGS[key]
     return entry.get(lang, entry["en"])
+    "run_log_kept_aside": {"en": "(its output is kept in {path})", "zh": "（输出保存在 {path}）"},
