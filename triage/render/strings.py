@@ -287,6 +287,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "命令被 SIGKILL 杀掉（退出码 {code}），但 cgroup 的 OOM-kill 计数没有变化：就 triage 所见，不是内存不足导致的。",
     },
     "run_log_kept": {"en": "the command's output is kept in {path}", "zh": "命令的输出保存在 {path}"},
+    "run_log_kept_aside": {"en": "(its output is kept in {path})", "zh": "（输出保存在 {path}）"},
     "run_log_stopped": {
         "en": "the copy of the output stopped early ({why})",
         "zh": "输出的副本提前中断了（{why}）",
@@ -305,4 +306,3 @@ def t(key: str, lang: str) -> str:
     """The string ``key`` in ``lang`` (English when missing)."""
     entry = STRINGS[key]
     return entry.get(lang, entry["en"])
-    "run_log_kept_aside": {"en": "(its output is kept in {path})", "zh": "（输出保存在 {path}）"},
