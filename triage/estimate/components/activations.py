@@ -8,6 +8,11 @@ fake-tensor measurements in shared/reference/exact-measurement.md:
 * a trained linear saves its input; a frozen one does not, but every LoRA-adapted linear saves
   an fp32 copy of its input (peft casts it to the adapter dtype), the r-wide lora_A output and
   the dropout's bool mask;
+* a 4-bit linear of bitsandbytes 0.39.0-0.43.1 saves its input too (MatMul4Bit keeps
+  ``ctx.tensors = (A, B)``; 0.43.2 keeps ``(None, B)``, PR #1270), so QLoRA with those releases
+  keeps one compute-dtype input per input group of every layer;
+* litgpt's own LoRA layers (``framework: litgpt``) save their dropout's mask and bf16 output
+  (or share the input) instead of peft's fp32 copy, once for its fused qkv linear;
 * the attention core is in :mod:`.attention`;
 * a gated MLP saves gate, activation output and up (3·e·f); HF's python gelu_new saves four
   f-wide tensors;
