@@ -148,15 +148,25 @@ _MODULE_CASTS = frozenset({"_apply", "to", "cuda", "half", "bfloat16", "float", 
 _GRAD_MARKS = ("autograd", "AccumulateGrad", "evaluate_function", "_engine_run_backward")
 
 
+#: ``torch/optim/adam.py(139): _init_group``: how a frame reads when torch.cuda._memory_viz builds the snapshot
+#: from a ``torch.profiler`` memory profile (``filename`` is then ``"none"``).
+_PROFILER_NAME = re.compile(r"^(.+?\.py)\((\d+)\): (.+)$")
+
+
 def _frame(f: Any) -> tuple[str, str]:
     if not isinstance(f, Mapping):
         return "", ""
-    return str(f.get("filename") or "").replace("\\", "/"), str(f.get("name") or "")
+    filename, name = str(f.get("filename") or "").replace("\\", "/"), str(f.get("name") or "")
+    if filename in ("", "none"):
+        m = _PROFILER_NAME.match(name)
+        if m:
+            return m.group(1).replace("\\", "/"), m.group(3)
+    return filename, name
 
 
 def component_of(frames: Sequence[Any]) -> str:
     """The component an allocation belongs to, from its stack (frames in any order)."""
-    fr = [_frame(f) for f in frames]
+    fr = [(f if f.startswith("/") or not f else "/" + f, n) for f, n in map(_frame, frames)]
     if not fr:
         return "other"
     files = [f for f, _ in fr]
@@ -188,9 +198,9 @@ def _where(frames: Sequence[Any]) -> str:
     """The first frame (innermost, as torch records them) from Python source outside torch's own internals."""
     for f in frames:
         name, func = _frame(f)
-        if name.endswith(".py") and "/torch/" not in name:
+        if name.endswith(".py") and "/torch/" not in name and not name.startswith("torch/"):
             line = f.get("line") if isinstance(f, Mapping) else None
-            return f"{name.rsplit('/', 1)[-1]}:{line}:{func}"
+            return f"{name.rsplit('/', 1)[-1]}:{line}:{func}" if line else f"{name.rsplit('/', 1)[-1]}:{func}"
     for f in frames:
         name, func = _frame(f)
         if func:
