@@ -94,6 +94,10 @@ def facts(text: str) -> dict[str, object]:
         ("在保存模型参数的时候爆了", "phase", "saving"),
         ("the traceback ends in prepare_model_for_kbit_training(model)", "prepare_kbit_training", True),
         ("swift rlhf --rlhf_type kto", "trainer_type", "kto"),
+        # an inference engine, not training
+        ("from vllm import LLM and it OOMs on the first prompt", "out_of_scope", "serving"),
+        ("llamafactory-cli chat --infer_backend vllm", "out_of_scope", "serving"),
+        ("用vllm推理的时候显存不够", "out_of_scope", "serving"),
         # models by family and size
         ("fine-tuning llama 65b with LoRA", "model_name", "llama-65b"),
         ("百川13B 全参微调", "model_name", "baichuan-13b"),
@@ -127,6 +131,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("not using ddp, deepspeed zero2", "distributed"),  # a named scheme wins
         ("the lora weights stay on rank 0", "lora_r"),  # a process rank is not a LoRA rank
         ("zero3_init_flag: true", "zero_stage"),
+        ("GRPO with use_vllm=True; from vllm import LLM happens inside the trainer", "out_of_scope"),
+        ("rollout.gpu_memory_utilization=0.5 and the actor OOMs", "out_of_scope"),
         ("fp32 master weights are part of what Adam costs", "torch_dtype"),
         ("git clone https://github.com/tatsu-lab/stanford_alpaca.git", "model_name"),
         ("![shot](https://github.com/user-attachments/assets/1f2e-929b-4c)", "model_params_b"),

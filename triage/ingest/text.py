@@ -622,7 +622,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         r"\bvllm\s+serve\b|vllm\.entrypoints|openai\.api_server|\btext-generation-inference\b|\bTGI\b|"
         r"\bswift\s+deploy\b|\bllamafactory-cli\s+api\b|\bapi_demo\.py\b|\bollama\b|\bllama\.?cpp\b|"
-        r"(?:部署|推理服务)(?:后|时|的时候)",
+        r"(?:部署|推理服务)(?:后|时|的时候)|"
+        # vLLM used as an inference engine, not inside an RL trainer (see read_lines)
+        r"--infer_backend[=\s]+vllm\b|\binfer_backend:\s*vllm\b|VllmWorkerProcess|\bvllm\.(?:worker|engine)\b|\bLLMEngine\b|"
+        r"\bfrom\s+vllm\s+import\b|(?<![\w.])gpu_memory_utilization\b|NIXLConnector|\bcudagraph\s+capture\b|"
+        r"(?:用|使用|采用)\s*vllm\s*(?:推理|部署)|\bvllm\s*(?:推理|部署)|\b(?:serving|serve)\s+(?:it\s+|the\s+model\s+)?with\s+vllm\b",
         _simple("out_of_scope", "serving"),
     ),
     (
@@ -877,6 +881,12 @@ _FIX_NEXT = re.compile(
 #: "GPU内存", "显卡内存": a user who calls the card's memory 内存.
 _GPU_NEICUN = re.compile(r"(?:gpu|cuda|显卡)\s*(?:的)?\s*内存", re.IGNORECASE)
 
+#: An RL trainer that runs an inference engine for its rollouts (GRPO/PPO with vLLM).
+_RL_CONTEXT = re.compile(
+    r"\b(?:rollouts?|grpo|ppo|rlhf|use_vllm|vllm_gpu_memory_utilization|vllm_enable_sleep|colocate\w*|verl|openrlhf)\b",
+    re.IGNORECASE,
+)
+
 #: Data parallel said in words; a weaker reading than DeepSpeed or FSDP named anywhere in the text.
 _DDP = re.compile(r"\bddp\b|DistributedDataParallel|distributed_type:\s*MULTI_GPU|多卡(?:训练|微调|并行)|数据并行", _I)
 
@@ -911,6 +921,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     fix_line: int | None = None
     ddp: tuple[int, str] | None = None
     gpu_neicun = False
+    rl_context = False
     """Where the text says several processes share the work, used when no other scheme is named."""
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
@@ -964,6 +975,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             elif state is False:
                 put(toggle.off, number, line)
         gpu_neicun = gpu_neicun or _GPU_NEICUN.search(line) is not None
+        rl_context = rl_context or _RL_CONTEXT.search(line) is not None
         said_ddp = _DDP.search(line) if ddp is None else None
         if said_ddp is not None and not negated(line, said_ddp.start()):
             ddp = (number, said_ddp.group(0))
@@ -994,6 +1006,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     )
     if "distributed" not in out and ddp is not None:
         put([("distributed", "ddp")], *ddp)
+    if rl_context and out.get("out_of_scope") is not None and out["out_of_scope"].raw == "serving":
+        del out["out_of_scope"]  # vLLM generating rollouts inside an RL trainer is training memory
     kind = out.get("error_kind")
     if gpu_neicun and kind is not None and kind.raw == "host_oom" and "内存" in (kind.excerpt or ""):
         del out["error_kind"]  # "GPU内存占用也会增加，内存会溢出": their 内存 is the card's
