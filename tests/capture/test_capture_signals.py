@@ -49,7 +49,9 @@ def _wait_for(stream, marker: bytes, timeout: float = 20) -> bytes:
     return seen
 
 
-@pytest.mark.parametrize(("name", "signum"), [("SIGINT", signal.SIGINT), ("SIGTERM", signal.SIGTERM)])
+@pytest.mark.parametrize(
+    ("name", "signum"), [("SIGINT", signal.SIGINT), ("SIGTERM", signal.SIGTERM), ("SIGHUP", signal.SIGHUP)]
+)
 def test_a_signal_to_triage_reaches_the_command_once_and_triage_waits_for_it(tmp_path, run_env, script, name, signum):
     child = script("child.py", COUNTING.replace("{name}", name))
     proc = subprocess.Popen(
