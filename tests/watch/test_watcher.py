@@ -107,6 +107,13 @@ def test_what_counts_as_an_oom():
     assert capture.is_oom(RuntimeError("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling cublasCreate(handle)"))
     assert not capture.is_oom(RuntimeError("expected scalar type Half"))
     assert not capture.is_oom(ValueError("out of memory"))
+    try:
+        try:
+            raise OutOfMemoryError("CUDA out of memory")
+        except OutOfMemoryError as inner:
+            raise RuntimeError("No executable batch size found, reached zero.") from inner
+    except RuntimeError as outer:
+        assert capture.is_oom(outer), "raised while handling an OOM"
 
 
 def test_an_existing_file_is_never_overwritten(tmp_path):

@@ -31,13 +31,25 @@ TRACEBACK_FRAMES = 60
 MESSAGE_LIMIT = 4000
 
 
-def is_oom(exc: BaseException) -> bool:
-    """``torch.OutOfMemoryError`` / ``torch.cuda.OutOfMemoryError`` (any subclass), or an old torch's RuntimeError."""
+def _is_oom_itself(exc: BaseException) -> bool:
     if any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__):
         return True
     if isinstance(exc, RuntimeError):
         text = str(exc).lower()
         return "out of memory" in text or "cublas_status_alloc_failed" in text
+    return False
+
+
+def is_oom(exc: BaseException) -> bool:
+    """``torch.OutOfMemoryError`` / ``torch.cuda.OutOfMemoryError`` (any subclass), an old torch's RuntimeError,
+    or an exception raised while handling one (accelerate's ``No executable batch size found``, a wrapper's)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 8:
+        if _is_oom_itself(current):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
     return False
 
 
