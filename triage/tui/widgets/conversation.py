@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from triage.interview import Interview, summarize_taken
+from triage.render.contract import evidence_state
 from triage.render.strings import t
 from triage.tui.plain import shown
 
@@ -46,7 +47,7 @@ def messages(interview: Interview) -> list[tuple[Role, str]]:
         out.append(("question", f"{prefix}{interview.question_text(question)}\n({interview.help_text(question)})"))
     else:
         top = interview.diagnosis.causes[0] if interview.diagnosis.causes else None
-        if top is not None and top.scored.fired:
+        if top is not None and top.scored.fired and evidence_state(interview.diagnosis) == "indicated":
             out.append(
                 ("assistant", f"{t('chat_done', lang)} {top.scored.cause.title.get(lang)} ({top.probability:.0%})")
             )

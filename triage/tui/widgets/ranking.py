@@ -21,6 +21,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from triage.api import Diagnosis
+from triage.render.contract import evidence_state
 from triage.render.labels import evidence_label, probability_bar
 from triage.render.strings import t
 from triage.tui.messages import DetailsRequested
@@ -69,8 +70,15 @@ def _cause_rows(diagnosis: Diagnosis, savings: dict[str, str]) -> list[Row]:
     rows: list[Row] = []
     live = [rc for rc in diagnosis.causes if not rc.scored.excluded][:SHOWN]
     remedies = {rr.remedy.id: rr for rr in diagnosis.remedies}
+    guessing = evidence_state(diagnosis) == "no_evidence"
+    if guessing:
+        # only base rates order the causes: no bars, no percentages, no remedies (nothing is diagnosed yet)
+        rows.append(Row("group", Text(), Text(shown(t("no_evidence", lang)), style="italic")))
     for rc in live:
         cause = rc.scored.cause
+        if guessing:
+            rows.append(Row("cause", Text("· ", style="dim"), Text(cause.title.get(lang), style="dim"), cause.id))
+            continue
         # the bar leads the body, so a long title wraps under the bar, not in a narrow column beside it
         body = Text.assemble((bar(rc.probability), "bold"), f" {rc.probability:4.0%} ", cause.title.get(lang))
         rows.append(Row("cause", Text(), body, cause.id, key=cause.id))
