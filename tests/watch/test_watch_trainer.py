@@ -39,7 +39,8 @@ class Tokens(torch.utils.data.Dataset):
 
 
 class Provoke(transformers.TrainerCallback):
-    """From step 3 on, the model's forward raises the OOM: in training (``mode='train'``) or evaluation."""
+    """From step 3 on, the model's forward raises the OOM in training (``mode='train'``) or evaluation
+    (``'eval'``), or the head's backward does (``'backward'``)."""
 
     def __init__(self, mode: str) -> None:
         self.mode = mode
@@ -53,7 +54,13 @@ class Provoke(transformers.TrainerCallback):
                 if module.training == (self.mode == "train"):
                     raise torch.OutOfMemoryError(MESSAGE)
 
-            model.register_forward_hook(hook)
+            def backward_hook(module, grad_input, grad_output):
+                raise torch.OutOfMemoryError(MESSAGE)
+
+            if self.mode == "backward":
+                model.lm_head.register_full_backward_hook(backward_hook)
+            else:
+                model.register_forward_hook(hook)
 
 
 def tiny_trainer(tmp_path: Path, mode: str) -> transformers.Trainer:
@@ -99,6 +106,12 @@ def test_an_oom_in_training_is_reported_in_the_forward_pass_at_step_3(tmp_path):
     assert report.trainer.compute_metrics is False and report.trainer.eval_samples == 24
     assert report.parameters is not None and report.parameters.trainable == report.parameters.total > 0
     assert report.versions["torch"] == torch.__version__ and report.exception.module == "torch"
+
+
+def test_an_oom_in_backward_is_reported_in_the_backward_pass(tmp_path):
+    report = provoked(tmp_path, "backward")
+    assert report.phase == "backward" and report.global_step == 3
+    assert report.phase_frame is not None and "autograd" in report.phase_frame
 
 
 def test_an_oom_in_evaluation_is_reported_as_evaluation_with_the_eval_batch(eval_report):
