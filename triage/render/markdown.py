@@ -12,11 +12,13 @@ from triage.render.strings import t
 _SYMPTOM = {"en": "Symptom", "zh": "症状"}
 
 
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+def cell(text: object) -> str:
+    """``text`` as one markdown table cell: pipes escaped, every run of blanks and line breaks one space."""
+    return " ".join(str(text).replace("|", "\\|").split())
 
 
-def _fenced(text: str, info: str) -> str:
+def fenced(text: str, info: str = "") -> str:
+    """``text`` in a code fence longer than any run of backticks inside it, so nothing can close it early."""
     longest = max([0, *(len(m) for m in _backtick_runs(text))])
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"
@@ -53,10 +55,15 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     ]
     formulas = mem.get("formulas", {})
     for name, gib in sorted(mem["components"].items(), key=lambda kv: -kv[1]):
-        out.append(f"| {name} | {gib:.2f} | {_cell(formulas.get(name, ''))} |")
+        out.append(f"| {name} | {gib:.2f} | {cell(formulas.get(name, ''))} |")
     for item in mem.get("overheads", []):
-        out.append(f"| {item['name']} (overhead) | {item['expected_gib']:.2f} | {_cell(item['why'])} |")
+        out.append(f"| {item['name']} (overhead) | {item['expected_gib']:.2f} | {cell(item['why'])} |")
     out.append("")
+    if mem.get("doubt"):
+        out += [f"> {mem['doubt']['label']}", ""]
+    alts = mem.get("alternatives", [])
+    if alts:
+        out += [f"**{t('alt_head', lang)}**", "", *(f"- {a['label']}" for a in alts), ""]
     plan = mem.get("plan")
     if plan and plan["steps"]:
         steps = ", ".join(f"`{s['id']}`" + (f" ({s['label']})" if s.get("label") else "") for s in plan["steps"])
@@ -91,25 +98,23 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
     out += [f"### {t('causes', lang)}", ""]
     if data.get("evidence_state") == "no_evidence":
         out += [t("no_evidence", lang), ""]
-        out += [f"- {_cell(c['title'])} (`{c['category']}`)" for c in data["causes"]]
+        out += [f"- {cell(c['title'])} (`{c['category']}`)" for c in data["causes"]]
         out.append("")
     else:
         out += ["| # | cause | category | probability | score |", "|---|---|---|---|---|"]
         for n, c in enumerate(data["causes"], 1):
-            out.append(
-                f"| {n} | {_cell(c['title'])} | `{c['category']}` | {c['probability']:.0%} | {c['score']:+.2f} |"
-            )
+            out.append(f"| {n} | {cell(c['title'])} | `{c['category']}` | {c['probability']:.0%} | {c['score']:+.2f} |")
         out.append("")
     reports = data.get("similar_reports") or []
     summary = similar_summary(reports, lang)
     if summary:
         out += [f"### {t('similar', lang)}", "", summary, ""]
         for r in reports:
-            res = f": {_cell(r['resolution'])}" if r.get("resolution") else ""
-            out.append(f"- [{_cell(r['title'])}]({r['url']}) `{r['cause_category']}` ({r['similarity']:.2f}){res}")
+            res = f": {cell(r['resolution'])}" if r.get("resolution") else ""
+            out.append(f"- [{cell(r['title'])}]({r['url']}) `{r['cause_category']}` ({r['similarity']:.2f}){res}")
         out.append("")
     for c in data["causes"]:
-        out.append(f"<details><summary>{_cell(c['title'])}: {t('evidence', lang)}</summary>\n")
+        out.append(f"<details><summary>{cell(c['title'])}: {t('evidence', lang)}</summary>\n")
         for ev in c["evidence"]:
             quote = f" — “{ev['excerpt']}”" if ev.get("excerpt") else ""
             out.append(f"- `{ev['weight']:+.2f}` {ev['label']}{quote}")
@@ -131,7 +136,7 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
         out.append("")
     out += [f"### {t('facts', lang)}", "", "| fact | value | source |", "|---|---|---|"]
     for name, fact in data["facts"].items():
-        out.append(f"| `{name}` | {_cell(fact['value'])} | {_cell(source_label(fact))} |")
+        out.append(f"| `{name}` | {cell(fact['value'])} | {cell(source_label(fact))} |")
     inputs = data.get("inputs", {})
     for conflict in inputs.get("conflicts", []):
         out.append(f"> {t('conflict', lang)}: {conflict}")
@@ -140,5 +145,5 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
     if symptom is not None and symptom.strip():
         text = symptom.strip("\n")  # redacted with the rest at the door out (render/outbound.py)
         summary = _SYMPTOM.get(lang, _SYMPTOM["en"])
-        out += ["", f"<details><summary>{summary}</summary>", "", _fenced(text, "symptom"), "", "</details>"]
+        out += ["", f"<details><summary>{summary}</summary>", "", fenced(text, "symptom"), "", "</details>"]
     return "\n".join(out).rstrip() + "\n"

@@ -20,34 +20,13 @@ from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
 from triage.render.contract import to_dict
 from triage.render.labels import evidence_label, saving_label, source_label
+from triage.render.markdown import cell, fenced
 from triage.render.outbound import for_file
 from triage.render.strings import t
 
 
 def _h(key: str, lang: str) -> str:
     return t(f"report_{key}", lang)
-
-
-def _cell(text: object) -> str:
-    return " ".join(str(text).replace("|", "\\|").split())
-
-
-def _fence(text: str) -> str:
-    fence = "`" * max([3, *(len(run) + 1 for run in _backtick_runs(text))])
-    return f"{fence}\n{text.rstrip()}\n{fence}"
-
-
-def _backtick_runs(text: str) -> list[str]:
-    runs, current = [], ""
-    for ch in text:
-        if ch == "`":
-            current += ch
-        elif current:
-            runs.append(current)
-            current = ""
-    if current:
-        runs.append(current)
-    return runs
 
 
 def _labels(diagnosis: Diagnosis, lang: str) -> dict[str, list[str]]:
@@ -63,10 +42,10 @@ def _labels(diagnosis: Diagnosis, lang: str) -> dict[str, list[str]]:
 def _causes(data: dict[str, Any], lang: str, labels: dict[str, list[str]]) -> list[str]:
     out = [f"### {t('causes', lang)}", "", "| # | cause | category | probability |", "|---|---|---|---|"]
     for n, c in enumerate(data["causes"], 1):
-        out.append(f"| {n} | {_cell(c['title'])} | `{c['category']}` | {c['probability']:.0%} |")
+        out.append(f"| {n} | {cell(c['title'])} | `{c['category']}` | {c['probability']:.0%} |")
     out.append("")
     for c in data["causes"]:
-        out.append(f"<details><summary>{_cell(c['title'])} (<code>{c['id']}</code>): {t('evidence', lang)}</summary>\n")
+        out.append(f"<details><summary>{cell(c['title'])} (<code>{c['id']}</code>): {t('evidence', lang)}</summary>\n")
         words = labels.get(c["id"], [])
         for k, ev in enumerate(c["evidence"]):
             if ev["kind"] == "prior":
@@ -117,7 +96,7 @@ def _remedies(data: dict[str, Any], lang: str) -> list[str]:
         steps = r["steps"]
         if steps:
             first = next(iter(steps))
-            out += ["", "   " + _fence(str(steps[first])).replace("\n", "\n   ")]
+            out += ["", "   " + fenced(str(steps[first]).rstrip()).replace("\n", "\n   ")]
     out.append("")
     return out
 
@@ -175,6 +154,10 @@ def _memory(mem: dict[str, Any], lang: str, whatif: Sequence[str]) -> list[str]:
             f"{t('failed_alloc', lang)} {fp['requested_gib']:.2f} GiB ≈ {fp['best']['description']} "
             f"({fp['confidence']})."
         )
+    if mem.get("doubt"):
+        out += ["", f"> {mem['doubt']['label']}"]
+    if mem.get("alternatives"):
+        out += ["", f"**{t('alt_head', lang)}**", "", *(f"- {a['label']}" for a in mem["alternatives"])]
     if mem.get("assumptions"):
         out += ["", f"{t('assumed', lang)}:", ""]
         out += [f"- `{a['fact']} = {a['value']}`: {a['reason']}" for a in mem["assumptions"]]
@@ -227,8 +210,7 @@ def render_report(
         out += ["| fact | value | source | said |", "|---|---|---|---|"]
         for name, fact in data["facts"].items():
             out.append(
-                f"| `{name}` | {_cell(fact['value'])} | {_cell(source_label(fact))} | "
-                f"{_cell(fact.get('excerpt', ''))} |"
+                f"| `{name}` | {cell(fact['value'])} | {cell(source_label(fact))} | {cell(fact.get('excerpt', ''))} |"
             )
     else:
         out.append(t("no_facts", lang))
@@ -238,16 +220,16 @@ def render_report(
     if inputs["unknown_keys"]:
         notes.append(f"{t('unknown_keys', lang)}: {', '.join(inputs['unknown_keys'])}")
     if notes:
-        out += [f"{_h('reader_notes', lang)}:", "", *[f"- {_cell(n)}" for n in notes], ""]
+        out += [f"{_h('reader_notes', lang)}:", "", *[f"- {cell(n)}" for n in notes], ""]
     if transcript:
         out += [f"### {_h('interview', lang)}", ""]
         for question, answer in transcript:
-            out.append(f"- {question or _h('you_said', lang)} → {_cell(answer)}")
+            out.append(f"- {question or _h('you_said', lang)} → {cell(answer)}")
         out.append("")
     if pasted:
         out += [f"<details><summary>{_h('pasted', lang)}</summary>", ""]
         for text in pasted:
-            out += [_fence(text), ""]
+            out += [fenced(text.rstrip()), ""]
         out += ["</details>", ""]
     report = "\n".join(out).rstrip() + "\n"
     cleaned = for_file(report)
