@@ -165,12 +165,12 @@ def read_script_args(
     configs = [p for p in dict.fromkeys(configs) if os.path.isfile(os.path.join(cwd, p))]
     if not args.values:
         return [], configs, [], []
-    values = dict(args.values)
-    ds = values.get("deepspeed")
+    options = dict(args.values)
+    ds = options.get("deepspeed")
     if isinstance(ds, str) and ds in configs:
-        values["deepspeed"] = True  # the file itself says the stage; its name is only a guess
-    keys = list(values)
-    text = "{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(values[k])}" for k in keys) + "\n}"
+        options["deepspeed"] = True  # the file itself says the stage; its name is only a guess
+    keys = list(options)
+    text = "{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(options[k])}" for k in keys) + "\n}"
     try:
         reading = read_config(text, COMMAND_LINE)
     except IngestError as exc:  # pragma: no cover - the text is JSON written here
