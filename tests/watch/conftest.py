@@ -42,6 +42,7 @@ REPORT: dict[str, Any] = {
         "optim": "adamw_torch",
         "eval_strategy": "steps",
         "eval_steps": 3,
+        "torch_empty_cache_steps": 10,
     },
     "model": {
         "architectures": ["LlamaForCausalLM"],

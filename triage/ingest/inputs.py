@@ -200,6 +200,7 @@ def gather(
             report = read_report(path)
             take(report.found, "report", path)
             notes.extend(report.notes)
+            unknown.extend((path, key) for key in report.unknown_keys)
             read_as.append((path, "report"))
             if report.model_config:
                 model_configs.append((f"{path}#model_config", report.model_config))

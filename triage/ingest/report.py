@@ -238,13 +238,15 @@ class ReportReading:
     found: list[Found] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     model_config: Mapping[str, Any] | None = None
+    unknown_keys: list[str] = field(default_factory=list)
+    """Keys of the report's configs that the config readers do not understand (``training_args.KEY``)."""
 
 
 def read_report(path: str) -> ReportReading:
     """Read ``path`` as a triage report; raises IngestError in one line for anything else."""
     report, notes = parse_report(read_small(path, SIZE_LIMIT), path)
-    found, more = report_findings(report, path)
-    return ReportReading(report, found, [*notes, *more], report.model)
+    found, more, unknown = report_findings(report, path)
+    return ReportReading(report, found, [*notes, *more], report.model, unknown)
 
 
 _TRAINERS = {
@@ -260,24 +262,25 @@ _TRAINERS = {
 }
 
 
-def _section(data: Mapping[str, Any], name: str, path: str) -> tuple[list[Found], list[str]]:
-    """A config section read by the config readers (its JSON lines quoted as the excerpts)."""
+def _section(data: Mapping[str, Any], name: str, path: str) -> tuple[list[Found], list[str], list[str]]:
+    """A config section read by the config readers (its JSON lines quoted as the excerpts), with its notes
+    and the keys they do not understand (``training_args.KEY``)."""
     reading = read_config(json.dumps(data, indent=1, default=str), f"{path}#{name}")
     found = [
         replace(f, line=None, excerpt=f"{name}: {f.excerpt.strip().rstrip(',')}" if f.excerpt else None)
         for f in reading.found
     ]
-    notes = [n for n in reading.notes]
-    return found, notes
+    return found, list(reading.notes), [f"{name}.{key}" for key in reading.unknown_keys]
 
 
 def _said(name: str, value: object) -> str:
     return excerpt(f"{name}: {value}")
 
 
-def report_findings(report: Report, path: str) -> tuple[list[Found], list[str]]:
-    """Every fact the report states, in the vocabulary of ``knowledge/facts``."""
+def report_findings(report: Report, path: str) -> tuple[list[Found], list[str], list[str]]:
+    """Every fact the report states, in the vocabulary of ``knowledge/facts``; notes; config keys not understood."""
     found: list[Found] = []
+    unknown: list[str] = []
     notes: list[str] = [f"{path}: {n}" for n in report.notes]
     if report.snapshot:
         notes.append(f"{path}: the watcher also dumped a memory snapshot: add --snapshot {report.snapshot}")
@@ -295,9 +298,10 @@ def report_findings(report: Report, path: str) -> tuple[list[Found], list[str]]:
     sections.append(("peft_config", report.peft_config))
     for name, data in sections:
         if data:
-            got, more = _section(data, name, path)
+            got, more, keys = _section(data, name, path)
             found += got
             notes += more
+            unknown += keys
     if report.model is not None and not any(f.name == "quantization" for f in found):
         # transformers sets config.quantization_config whenever it loads a model quantized (bnb, GPTQ, AWQ, torchao)
         found.append(Found("quantization", "none", None, _said("model", "no quantization_config")))
@@ -363,7 +367,7 @@ def report_findings(report: Report, path: str) -> tuple[list[Found], list[str]]:
             _said("PYTORCH_CUDA_ALLOC_CONF", conf or "(unset)"),
         )
     )
-    return _first_of_each(found), notes
+    return _first_of_each(found), notes, unknown
 
 
 def _trainer(info: TrainerInfo) -> list[Found]:
