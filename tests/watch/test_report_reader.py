@@ -43,7 +43,7 @@ def test_a_report_is_read_as_exact_facts_and_ranks_the_eval_batch_first(capsys, 
     assert facts["gpu_count"]["value"] == 1 and facts["expandable_segments"]["value"] is False
     assert all(f["source"] in ("report", "derived") for f in facts.values()), facts
     assert data["causes"][0]["id"] == "eval-batch-too-large"
-    assert f"{path}: training_args.torch_empty_cache_steps" in data["inputs"]["unknown_keys"], "nothing is dropped silently"
+    assert f"{path}: training_args.torch_empty_cache_steps" in data["inputs"]["unknown_keys"], "none dropped silently"
     assert data["memory"]["estimated"], "the model config inside the report gives the estimator the architecture"
     assert "triage-report.json" in {Path(r["path"]).name for r in data["inputs"]["read_as"]}
 
