@@ -94,6 +94,18 @@ def facts(text: str) -> dict[str, object]:
         ("在保存模型参数的时候爆了", "phase", "saving"),
         ("the traceback ends in prepare_model_for_kbit_training(model)", "prepare_kbit_training", True),
         ("swift rlhf --rlhf_type kto", "trainer_type", "kto"),
+        # at once, or after an epoch
+        ("the trainer crashes immediately with OOM", "oom_step", 0),
+        ("刚开始训练就爆显存", "oom_step", 0),
+        ("OOM at the start of training, before any loss is logged", "oom_step", 0),
+        ("it dies during the third epoch", "trained_before_oom", True),
+        ("第3个epoch的时候OOM", "trained_before_oom", True),
+        # precision, method, card memory in other orders
+        ("model = AutoModel.from_pretrained(p).half().cuda()", "torch_dtype", "fp16"),
+        ("以半精度加载模型", "torch_dtype", "fp16"),
+        ("I fully fine-tune the 7B", "finetune_method", "full"),
+        ("on an 80 GB A100", "gpu_memory_bytes", 80 * 2**30),
+        ("单张80G的A800", "gpu_memory_bytes", 80 * 2**30),
         # an inference engine, not training
         ("from vllm import LLM and it OOMs on the first prompt", "out_of_scope", "serving"),
         ("llamafactory-cli chat --infer_backend vllm", "out_of_scope", "serving"),
@@ -131,6 +143,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("not using ddp, deepspeed zero2", "distributed"),  # a named scheme wins
         ("the lora weights stay on rank 0", "lora_r"),  # a process rank is not a LoRA rank
         ("zero3_init_flag: true", "zero_stage"),
+        ("it did not crash immediately, only later", "oom_step"),
+        ("memory of epoch 1 is fine", "trained_before_oom"),
         ("GRPO with use_vllm=True; from vllm import LLM happens inside the trainer", "out_of_scope"),
         ("rollout.gpu_memory_utilization=0.5 and the actor OOMs", "out_of_scope"),
         ("fp32 master weights are part of what Adam costs", "torch_dtype"),

@@ -488,6 +488,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:显存|vram|gpu memory|of vram|gpu\b|card|显卡|卡)",
         _gpu_memory,
     ),
+    (r"(?<![\w.])(?P<n>\d{2,3})\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:nvidia\s+)?(?:" + _GPU_NAMES + r")", _gpu_memory),
     (
         r"(?:内存|system ram|host ram|\bram\b|cpu memory)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
         _ram,
@@ -529,7 +530,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"\bQ[- ]?LoRA\b", _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")])),
     (r"(?<![qQ\w-])LoRA\b", _unless_negated(_simple("finetune_method", "lora"))),
     (
-        r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|全参(?:数)?(?:微调)?|全量微调|"
+        r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|\bfully\s+fine[- ]?tun(?:e|ing)|"
+        r"\bfull[- ]param(?:eter)?s?\b|全参(?:数)?(?:微调)?|全量微调|全部参数|"
         r"\bfull[- ](?:parameters?|params?|model|weights?)\s+(?:training|fine[- ]?tun\w*|sft|updates?)\b|"
         r"\btrain(?:ing)?\s+(?:a|the)\s+full\s+(?:\d+(?:\.\d+)?\s*b\s+)?model\b|"
         r"\b(?:continue[ds]?|continual|further)\s+pre-?train(?:ing)?\b|\bpre-?train(?:ing)?\s+(?:a|the|my)\b|"
@@ -724,7 +726,25 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bafter\s+(?P<a>\d+)\s+(?:training\s+)?steps\b|\bstep\s+(?P<s>\d+)\b",
         lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("s"))],
     ),
-    (r"\b(?:the\s+)?(?:very\s+)?first\s+(?:training\s+)?step\b|第一步|一开始(?:训练)?就", _simple("oom_step", 0)),
+    (
+        r"\b(?:the\s+)?(?:very\s+)?first\s+(?:training\s+)?step\b|第一步|一开始(?:训练)?就|"
+        r"\b(?:ooms?|crash(?:es|ed)?|fails?|failed|dies|died|errors?\s+out)\s+(?:immediately|instantly|right\s+away)\b|"
+        r"\bimmediately\s+(?:ooms?|runs?\s+out|crash(?:es)?|fails?|dies)\b|\bas\s+soon\s+as\s+(?:the\s+)?training\s+(?:starts|begins)\b|"
+        r"\bat\s+the\s+(?:very\s+)?(?:start|beginning)\s+of\s+(?:the\s+)?training\b|\bon\s+the\s+(?:very\s+)?first\s+batch\b|"
+        r"第一个\s*(?:step|batch|iteration|迭代)|刚(?:开始|启动)(?:训练)?就|(?:训练)?一(?:启动|跑)就|还没(?:开始)?(?:训练|跑)就",
+        _unless_negated(_simple("oom_step", 0)),
+    ),
+    # a later epoch: "at epoch 3", "第3个epoch的时候"
+    (
+        r"\b(?:at|in|during)\s+(?:the\s+)?(?:epoch\s+[2-9]\d*|(?:second|third|fourth|2nd|3rd|\d+th)\s+epoch)\b|"
+        r"第\s*[2-9二三四五六七八九]\s*个?\s*(?:epoch|轮)|\bepoch\s*[2-9]\d*\s*的?(?:时候|时)",
+        _unless_negated(_simple("trained_before_oom", True)),
+    ),
+    # half precision in words or ChatGLM's .half()
+    (
+        r"半精度(?:加载|训练|推理)?|\bmodel\.half\(\)|\.half\(\)\.cuda\(\)",
+        _unless_negated(_simple("torch_dtype", "fp16")),
+    ),
 )
 PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I), f) for p, f in _PATTERN_TABLE)
 
