@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from packaging.version import InvalidVersion, Version
 
@@ -23,10 +23,11 @@ from triage.ingest.errors import IngestError
 from triage.ingest.found import Found, to_facts
 from triage.ingest.lines import iter_file_lines, iter_text_lines, open_sample, read_small
 from triage.ingest.log import read_log_lines
-from triage.ingest.report import read_report
-from triage.ingest.snapshot import SnapshotMemory, read_snapshot, snapshot_findings
 from triage.ingest.sniff import sniff
 from triage.ingest.text import read_lines
+
+if TYPE_CHECKING:
+    from triage.ingest.snapshot import SnapshotMemory
 
 #: The higher, the more believed.
 RANK = {"symptom": 0, "log": 1, "env": 2, "config": 3, "report": 3.5, "snapshot": 3.5, "cli": 4, "answer": 4, "case": 4}
@@ -187,6 +188,8 @@ def gather(
     model_configs: list[tuple[str, Mapping[str, object]]] = []
     memory = None
     if snapshot is not None:
+        from triage.ingest.snapshot import read_snapshot, snapshot_findings  # only when asked: the CLI stays quick
+
         memory = read_snapshot(snapshot)
         take(snapshot_findings(memory), "snapshot", snapshot)
         notes.extend(f"{snapshot}: {n}" for n in memory.notes)
@@ -197,6 +200,8 @@ def gather(
                 stream.close()  # sniffed from a regular file: read again whole
             if path == "-":
                 raise IngestError("a watcher report is read from a file; give its path to --report")
+            from triage.ingest.report import read_report  # pydantic models: imported only when a report is read
+
             report = read_report(path)
             take(report.found, "report", path)
             notes.extend(report.notes)
