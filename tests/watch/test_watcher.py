@@ -229,3 +229,20 @@ def test_each_rank_of_a_distributed_run_writes_its_own_report(tmp_path, monkeypa
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["triage-report-rank0.json", "triage-report-rank1.json"]
     assert Report.model_validate_json((tmp_path / "triage-report-rank1.json").read_text()).world_size == 2
+
+
+def test_a_part_that_cannot_be_read_is_left_out_and_said():
+    class Config:
+        def to_dict(self):
+            raise RuntimeError("a config that cannot be dumped")
+
+    class Model:
+        config = Config()
+
+        def parameters(self):
+            return []
+
+    notes: list[str] = []
+    got = capture.settings(model=Model(), args={"per_device_train_batch_size": 2}, notes=notes)
+    assert got["model"] is None and got["training_args"] == {"per_device_train_batch_size": 2}
+    assert notes == ["model could not be recorded: RuntimeError: a config that cannot be dumped"]

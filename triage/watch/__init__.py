@@ -48,7 +48,7 @@ def _say(message: str) -> None:
 
 
 class Watch:
-    """The context manager :func:`watch` returns; also usable as a decorator-free object with enter/exit."""
+    """The context manager :func:`watch` returns."""
 
     def __init__(
         self, trainer: Any = None, snapshot: bool = False, path: str | Path = DEFAULT_REPORT, quiet: bool = False

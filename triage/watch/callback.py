@@ -33,7 +33,9 @@ class TriageCallback(TrainerCallback):  # type: ignore[misc, unused-ignore]
         self._previous_hook: Any = None
 
     def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
-        self.recorded = _capture.settings(args=args, model=model)
+        notes: list[str] = []
+        self.recorded = _capture.settings(args=args, model=model, notes=notes)
+        self.recorded["notes"] = notes
         self.step = state.global_step
         if self.catch and self._previous_hook is None:
             self._previous_hook = sys.excepthook

@@ -263,19 +263,33 @@ def _trainer_info(trainer: Any) -> TrainerInfo:
     )
 
 
-def settings(*, args: Any = None, model: Any = None, trainer: Any = None) -> dict[str, Any]:
-    """The run's configuration: TrainingArguments, model config, peft config, parameter counts, the Trainer."""
+def settings(
+    *, args: Any = None, model: Any = None, trainer: Any = None, notes: list[str] | None = None
+) -> dict[str, Any]:
+    """The run's configuration: TrainingArguments, model config, peft config, parameter counts, the Trainer.
+
+    A part that cannot be read (an unusual model or config object) is left out and said in ``notes``,
+    so the rest of the report is still written.
+    """
     if trainer is not None:
         args = args if args is not None else getattr(trainer, "args", None)
         model = model if model is not None else getattr(trainer, "model", None)
-    out: dict[str, Any] = {
-        "training_args": _to_dict(args),
-        "model": _to_dict(getattr(model, "config", None)),
-        "peft_config": _peft_config(model),
-        "parameters": _parameters(model) if model is not None else None,
+    parts: dict[str, Callable[[], Any]] = {
+        "training_args": lambda: _to_dict(args),
+        "model": lambda: _to_dict(getattr(model, "config", None)),
+        "peft_config": lambda: _peft_config(model),
+        "parameters": lambda: _parameters(model) if model is not None else None,
     }
     if trainer is not None:
-        out["trainer"] = _trainer_info(trainer)
+        parts["trainer"] = lambda: _trainer_info(trainer)
+    out: dict[str, Any] = {}
+    for key, read in parts.items():
+        try:
+            out[key] = read()
+        except Exception as exc:  # one unreadable part must not cost the whole report
+            out[key] = None
+            if notes is not None:
+                notes.append(f"{key} could not be recorded: {type(exc).__name__}: {exc}"[:300])
     return out
 
 
@@ -375,8 +389,9 @@ def build(
     phase, phase_frame = phase_of(pairs)
     found = trainer if trainer is not None else trainer_of(frames)
     recorded = dict(start or {})
+    notes = [*(notes or []), *recorded.pop("notes", [])]
     if found is not None:
-        now = settings(trainer=found)
+        now = settings(trainer=found, notes=notes)
         for key, value in now.items():
             if recorded.get(key) is None:
                 recorded[key] = value
@@ -408,7 +423,7 @@ def build(
         env=_env(),
         snapshot=snapshot,
         traceback=[Frame(filename=f, line=tb_line, name=n) for (f, n), tb_line in _lines(exc)][-TRACEBACK_FRAMES:],
-        notes=list(notes or []),
+        notes=notes,
     )
 
 
