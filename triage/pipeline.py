@@ -35,7 +35,6 @@ from triage.facts import Fact, FactSet
 from triage.ingest.errors import IngestError
 from triage.ingest.found import to_facts
 from triage.ingest.inputs import gather
-from triage.ingest.snapshot import SnapshotMemory
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Remedy
 from triage.quantify import NOT_ESTIMABLE, Memory, Outcome, derive, quantify, saver
@@ -43,6 +42,7 @@ from triage.similar import VOTE_WEIGHT, Index, Neighbour, votes
 
 if TYPE_CHECKING:
     from triage.capture.session import Capture
+    from triage.ingest.snapshot import SnapshotMemory
 
 #: What the estimator raises when the run is not known well enough to size.
 EstimateError = NOT_ESTIMABLE
