@@ -94,6 +94,9 @@ def facts(text: str) -> dict[str, object]:
         ("在保存模型参数的时候爆了", "phase", "saving"),
         ("the traceback ends in prepare_model_for_kbit_training(model)", "prepare_kbit_training", True),
         ("swift rlhf --rlhf_type kto", "trainer_type", "kto"),
+        ("训练到30%的时候OOM", "trained_before_oom", True),
+        ("跑了3个小时后爆显存", "trained_before_oom", True),
+        ("it dies 40% into the first epoch", "trained_before_oom", True),
         # at once, or after an epoch
         ("the trainer crashes immediately with OOM", "oom_step", 0),
         ("刚开始训练就爆显存", "oom_step", 0),
@@ -144,6 +147,9 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("the lora weights stay on rank 0", "lora_r"),  # a process rank is not a LoRA rank
         ("zero3_init_flag: true", "zero_stage"),
         ("it did not crash immediately, only later", "oom_step"),
+        ("on 1xA100 (80GB) it works fine", "gpu_name"),  # the card that works is not the run's
+        ("on 1xA100 (80GB) it works fine", "gpu_memory_bytes"),
+        ("GPU utilisation sits at 30%", "trained_before_oom"),
         ("memory of epoch 1 is fine", "trained_before_oom"),
         ("GRPO with use_vllm=True; from vllm import LLM happens inside the trainer", "out_of_scope"),
         ("rollout.gpu_memory_utilization=0.5 and the actor OOMs", "out_of_scope"),

@@ -606,7 +606,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:训练|微调|跑)(?:了)?\s*(?:一会|一会儿|一段时间|几个小时|几小时|半天|好几个小时|几个epoch|几轮)(?:后|之后|以后)?|"
         r"(?:跑|训练)了\s*(?:不到|大概|约)?\s*\d+\s*个?\s*(?:steps?|步|epochs?|轮)|"
         r"(?:跑|训练)(?:到|了)(?:一半|中途)|训练(?:中途|过程中)(?:突然)?|"
-        r"(?:跑|训|训练)(?:到|了)\s*(?:第)?\s*\d+\+?\s*(?:个)?\s*(?:samples?|steps?|步|条|个?样本|epochs?|轮)|"
+        r"(?:跑|训|训练)(?:到|了)\s*(?:第)?\s*\d+\+?\s*(?:个)?\s*(?:samples?|steps?|步|条|个?样本|epochs?|轮|小时|分钟|天)|"
+        r"(?:跑|训|训练)到\s*\d{1,2}\s*%|\b\d{1,2}\s*%\s+(?:of|through|into)\s+(?:the\s+)?(?:first\s+)?(?:epoch|training|run)\b|"
         r"\b(?:trains?|training|ran|runs?|running|worked|works)\s+(?:fine\s+|normally\s+|well\s+|ok\s+)?"
         r"for\s+(?:a\s+while|some\s+time|a\s+few\s+hours|several\s+hours|hours|\d+\s+(?:hours?|epochs?|steps))\b|"
         r"\b(?:after|in the middle of)\s+(?:a\s+while|some\s+time|a\s+few\s+hours|several\s+hours|"
@@ -910,6 +911,9 @@ _RL_CONTEXT = re.compile(
 #: Data parallel said in words; a weaker reading than DeepSpeed or FSDP named anywhere in the text.
 _DDP = re.compile(r"\bddp\b|DistributedDataParallel|distributed_type:\s*MULTI_GPU|多卡(?:训练|微调|并行)|数据并行", _I)
 
+#: A short aside in brackets right after a setting, which does not end its clause.
+_ASIDE = re.compile(r"^\s*[(（][^()（）]{0,40}[)）]")
+
 #: How far a clause reaches from a setting, each way, when looking for "it works" / "works once".
 CLAUSE_REACH = 160
 
@@ -920,7 +924,7 @@ def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     What made the run work is not the failing run's setting, so it does not become a fact.
     """
     # a clause is short: look at most CLAUSE_REACH characters each way, so a long line stays linear
-    rest = line[end : end + CLAUSE_REACH]
+    rest = _ASIDE.sub(" ", line[end : end + CLAUSE_REACH])  # "1xA100 (80GB), it works fine"
     cut = _CLAUSE.search(rest)
     if _FIX.search(rest[: cut.start()] if cut else rest) is not None:
         return True
@@ -1090,6 +1094,7 @@ _UNSUPPORTED = re.compile(
 
 
 def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
+    set_aside = False
     for mention in mentions(line):
         start, end = mention.start, mention.end
         if (
@@ -1099,6 +1104,7 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
         ):
             continue  # "3090/10000" is a progress count, "v2.4090" a version
         if _UNSUPPORTED.search(line[max(0, start - 24) : start]) or describes_a_fix(line, end, start):
+            set_aside = True
             continue  # "flash-attn does not support V100", "on an A100 it works fine"
         gpu, stated = mention.gpu, mention.stated_gb
         name = mention.model if gpu is None or len(mention.variants) == 1 else f"{mention.model} {gpu.nominal_gb}GB"
@@ -1119,6 +1125,8 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
                 f"the compute capability of a {mention.model}",
             )
         return
+    if set_aside:
+        return  # the size next to a card that is not the run's is not the run's either
     m = re.search(r"(?<![\w.])(?P<n>\d+)\s*(?:G|GB)\b(?!\s*(?:ram|内存|disk|硬盘|ssd|的内存|memory of ram))", line, _I)
     if m and int(m.group("n")) in _GPU_MEMORY_SIZES and not re.search(r"内存|\bram\b|disk|硬盘|model|模型", line, _I):
         put(
