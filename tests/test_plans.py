@@ -4,6 +4,7 @@ the verdict, in every format; plans that try what costs no quality first and nev
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from triage.render.output import validated
 from triage.render.text import render_text
 
 GiB = 1024**3
+FIXTURES = Path(__file__).parent / "fixtures"
 
 #: The classic case: LLaMA-7B LoRA on a 3090, transformers 4.31 (no SDPA), eager attention,
 #: max_length 2048, no checkpointing, micro-batch 4.
@@ -51,13 +53,13 @@ def test_classic_case_plans_smaller_batch_and_checkpointing_before_a_shorter_seq
     plan = analysis.memory.plan
     assert plan is not None and plan.fits
     ids = [s.remedy_id for s in plan.steps]
-    assert ids == ["reduce-batch-size-with-accumulation", "enable-gradient-checkpointing"]
+    assert ids == ["enable-gradient-checkpointing", "reduce-batch-size-with-accumulation"]
     text = render_text(data)
     after = f"{plan.after.device_total.expected / GiB:.1f} GiB (fits)"
     flat = " ".join(text.split())
     assert (
-        "cheapest plan that fits: batch_size 4 → 1, grad_accum 1 → 4 (reduce-batch-size-with-accumulation) + "
-        f"gradient_checkpointing off → on (enable-gradient-checkpointing) ⇒ {after}" in flat
+        "cheapest plan that fits: gradient_checkpointing off → on (enable-gradient-checkpointing) + "
+        f"batch_size 4 → 1, grad_accum 1 → 4 (reduce-batch-size-with-accumulation) ⇒ {after}" in flat
     )
 
 
@@ -107,8 +109,8 @@ def test_a_zero3_full_fine_tune_gets_checkpointing_and_never_zero3_again(kb):
     zero3 = [r for r in data["remedies"] if r["id"] == "deepspeed-zero3"]
     for r in zero3:  # listed at most as not applicable, without a pointless "after"
         assert r["applicable"] is False and "outcome" not in r
-    # the quality-free lever comes first, and a shorter sequence is not needed
-    assert ids[0] == "enable-gradient-checkpointing" and "reduce-max-length" not in ids
+    # a shorter sequence is not needed
+    assert "reduce-max-length" not in ids
 
 
 def test_dynamic_padding_is_not_sized_without_the_lengths(kb):
@@ -133,3 +135,134 @@ def test_dynamic_padding_saves_when_batches_were_padded_to_max_length(kb):
     assert outcome.saving_bytes is not None and outcome.saving_bytes > 10 * GiB
     first = outcome.targets[0]
     assert (first.fact, first.before, first.after) == ("padding", "max_length", "longest")
+
+
+# ---------------------------------------------------------------- assumptions that move the estimate
+
+
+def test_an_unknown_method_is_shown_with_both_figures_and_asked(kb):
+    facts = ["model_name=llama-2-7b", "gpu_name=3090", "max_length=1024", "batch_size=2"]
+    _analysis, data = diagnose(kb, facts)
+    alts = {a["fact"]: a for a in data["memory"]["alternatives"]}
+    full = alts["finetune_method"]
+    assert full["assumed"] == "lora" and full["value"] == "full" and full["change"] > 0.4
+    expected = data["memory"]["device_total_gib"]["expected"]
+    label = (
+        f"finetune_method lora (assumed): {expected:.1f} GiB; full: {full['device_total_expected_gib']:.1f} GiB, "
+        "does not fit — say which with --fact finetune_method=..."
+    )
+    assert full["label"] == label
+    assert f"! {label}" in " ".join(render_text(data).split())
+    assert label in render_markdown(data)
+    assert "finetune_method" in [q["fact"] for q in data["questions"]]
+    # once the method is said, the alternative and the question are gone
+    _, said = diagnose(kb, [*facts, "finetune_method=lora"])
+    assert "finetune_method" not in {a["fact"] for a in said["memory"]["alternatives"]}
+    assert "finetune_method" not in [q["fact"] for q in said["questions"]]
+
+
+def test_a_lora_adapter_file_settles_the_method(kb):
+    inputs = api.read(
+        kb,
+        configs=[str(FIXTURES / "ingest" / "config" / "adapter_config.json")],
+        facts=api.parse_facts(kb, ["gpu_name=3090", "max_length=1024", "batch_size=2"]),
+    )
+    est = api.estimate_inputs(inputs)
+    assert "finetune_method" not in {a.fact for a in api.alternatives_of(inputs, est)}
+
+
+def test_a_4bit_run_shows_what_prepare_model_for_kbit_training_changes(kb):
+    facts = ["model_name=llama-2-7b", "gpu_name=3090", "quantization=4bit", "max_length=1024", "batch_size=2"]
+    _, data = diagnose(kb, facts)
+    alts = {a["fact"]: a for a in data["memory"]["alternatives"]}
+    assert alts["prepare_kbit_training"]["assumed"] is True and alts["prepare_kbit_training"]["value"] is False
+    assert "prepare_kbit_training on (assumed)" in alts["prepare_kbit_training"]["label"]
+
+
+def test_the_interview_asks_the_setting_that_moves_the_estimate(kb):
+    inputs = api.read(
+        kb,
+        symptoms=["CUDA out of memory training llama-2-7b on a 3090"],
+        facts=api.parse_facts(kb, ["max_length=1024", "batch_size=2"]),
+    )
+    iv = api.start_interview(kb, inputs)
+    assert "finetune_method" in [q.fact for q in iv.questions]
+    while iv.question is not None and iv.question.fact != "finetune_method":
+        iv.dont_know()
+    assert iv.question is not None and iv.question.fact == "finetune_method"
+    iv.answer("full")
+    assert iv.memory.estimate is not None and iv.memory.estimate.run.method == "full"
+    assert "finetune_method" not in {a.fact for a in iv.memory.alternatives}
+
+
+def test_triage_estimate_shows_both_figures(kb):
+    inputs = api.read(kb, facts=api.parse_facts(kb, ["model_name=llama-2-7b", "gpu_name=3090", "max_length=1024"]))
+    est = api.estimate_inputs(inputs)
+    from triage.render.estimate import estimate_json, render_estimate
+
+    others = api.alternatives_of(inputs, est)
+    data = estimate_json(est, inputs, others, "zh")
+    full = next(a for a in data["alternatives"] if a["fact"] == "finetune_method")
+    assert full["label"].startswith("finetune_method 假设为 lora：")
+    text = " ".join(render_estimate(est, inputs, "en", others).split())
+    assert "The estimate depends on settings it had to assume:" in text
+    assert "finetune_method lora (assumed):" in text
+
+
+# ---------------------------------------------------------------- the estimate against what the user saw
+
+
+def _weight(analysis, cause_id, fact):
+    cause = next(rc for rc in analysis.diagnosis.causes if rc.id == cause_id)
+    return next(i.weight for i in cause.scored.items if fact in i.facts)
+
+
+def test_a_run_that_trained_yet_cannot_fit_is_flagged_and_the_estimate_counts_less(kb):
+    facts = ["model_name=llama-2-70b", "gpu_name=3090", "finetune_method=lora", "max_length=1024", "batch_size=1"]
+    first, plain = diagnose(kb, [*facts, "torch_dtype=bf16"], symptom="CUDA out of memory")
+    later, trained = diagnose(kb, [*facts, "torch_dtype=bf16", "oom_step=350"], symptom="CUDA out of memory")
+    assert "doubt" not in plain["memory"]
+    doubt = trained["memory"]["doubt"]
+    assert doubt["trained_steps"] == 350 and doubt["low_gib"] > doubt["capacity_gib"]
+    assert doubt["label"].startswith("You say the run trained 350 steps before it ran out of memory")
+    assert "a longer batch" in doubt["label"] and "evaluation" in doubt["label"] and "checkpoint save" in doubt["label"]
+    text = " ".join(render_text(trained).split())
+    assert "! You say the run trained 350 steps" in text
+    assert "> You say the run trained 350 steps" in render_markdown(trained)
+    # the estimate's own evidence (weights alone exceed the GPU) counts half
+    before = _weight(first, "weights-exceed-gpu", "weights_exceed_gpu")
+    after = _weight(later, "weights-exceed-gpu", "weights_exceed_gpu")
+    assert before > 0 and after == pytest.approx(before / 2)
+    _, zh = diagnose(kb, [*facts, "torch_dtype=bf16", "oom_step=350"], symptom="CUDA out of memory", lang="zh")
+    assert zh["memory"]["doubt"]["label"].startswith("你说训练在爆显存之前已经跑了 350 步")
+
+
+def test_no_doubt_when_it_failed_at_once(kb):
+    facts = ["model_name=llama-2-70b", "gpu_name=3090", "finetune_method=lora", "oom_step=0", "torch_dtype=bf16"]
+    _, data = diagnose(kb, facts)
+    assert "doubt" not in data["memory"]
+
+
+def test_an_oom_in_evaluation_is_estimated_as_evaluation(kb):
+    facts = [
+        "model_name=llama-2-7b",
+        "gpu_name=3090",
+        "finetune_method=lora",
+        "max_length=1024",
+        "batch_size=1",
+        "gradient_checkpointing=true",
+        "torch_dtype=bf16",
+        "eval_batch_size=8",
+        "compute_metrics=true",
+    ]
+    analysis, data = diagnose(kb, facts, symptom="CUDA out of memory as soon as evaluation starts")
+    assert data["facts"]["phase"]["value"] == "evaluation"
+    est = analysis.memory.estimate
+    assert est is not None and est.peak_phase == "evaluation"
+    assert est.components["eval_logits"] > est.components["weights"]  # the accumulated logits, not training
+    plan = analysis.memory.plan
+    assert plan is not None and plan.fits
+    assert {s.remedy_id for s in plan.steps} & {"preprocess-logits-for-metrics", "eval-accumulation-steps"}
+    # with eval_accumulation_steps the logits leave the GPU every N steps
+    _, moved = diagnose(kb, [*facts, "eval_accumulation_steps=1"], symptom="CUDA out of memory in evaluation")
+    assert moved["memory"]["device_total_gib"]["expected"] < data["memory"]["device_total_gib"]["expected"] / 4

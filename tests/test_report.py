@@ -120,7 +120,7 @@ def test_report_in_chinese_with_memory_and_savings(fkb):
     # (the fused loss, from the whole knowledge base, not only the diagnosed causes) and fits
     plan = iv.memory.plan
     assert plan is not None and plan.fits
-    assert [s.remedy_id for s in plan.steps] == ["use-fused-cross-entropy", "enable-gradient-checkpointing"]
+    assert [s.remedy_id for s in plan.steps] == ["enable-gradient-checkpointing", "use-fused-cross-entropy"]
     assert "### 修改计划" in report and "代价最小且放得下的修改组合" in report
     assert "**开启梯度检查点** — 节省 " in report
     # each remedy says the setting it moves, the estimate after and the verdict, in Chinese

@@ -32,8 +32,8 @@ from triage.facts import FALSE_WORDS, TRUE_WORDS, Fact, FactError, FactSet, Sour
 from triage.ingest.errors import IngestError
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import FactSpec, FactType
-from triage.pipeline import Inputs, analyse, read, scorer_for
-from triage.quantify import Memory, derive
+from triage.pipeline import Inputs, analyse, merge_questions, read, scorer_for
+from triage.quantify import Memory, derive, memory_questions
 from triage.render.labels import fact_value as format_value
 from triage.render.strings import t
 from triage.similar import Index, Neighbour
@@ -261,6 +261,7 @@ class Interview:
             scored = [rc.scored for rc in diagnosis.causes]
             planner = QuestionPlanner(self._scorer_for(session.text), self.kb.facts)
             ranked = planner.rank(session.facts, scored, self.distribution(diagnosis), limit=len(self.kb.facts))
+            ranked = merge_questions(ranked, memory_questions(memory, self.kb.facts))
             questions = [q for q in ranked if q.fact not in skipped]
         self._diagnosis = diagnosis
         self._memory = memory

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from triage.corpus import default_corpus_dir, load_corpus
 from triage.engine.diagnose import Diagnosis, Session, diagnose
+from triage.engine.questions import Question
 from triage.engine.scoring import Item, Scorer, remedy_fixes
 from triage.estimate import (
     Architecture,
@@ -30,6 +31,7 @@ from triage.estimate import (
     run_from_facts,
     saving_detail,
 )
+from triage.estimate.alternatives import Alternative, alternatives
 from triage.estimate.architecture import from_hf_config, load_hf_config
 from triage.facts import Fact, FactSet
 from triage.ingest.errors import IngestError
@@ -37,7 +39,17 @@ from triage.ingest.found import to_facts
 from triage.ingest.inputs import gather
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Remedy
-from triage.quantify import NOT_ESTIMABLE, Memory, Outcome, derive, quantify, saver
+from triage.quantify import (
+    DOUBTED_WEIGHT,
+    NOT_ESTIMABLE,
+    Memory,
+    Outcome,
+    derive,
+    doubt,
+    memory_questions,
+    quantify,
+    saver,
+)
 from triage.similar import VOTE_WEIGHT, Index, Neighbour, votes
 
 if TYPE_CHECKING:
@@ -250,14 +262,41 @@ def analyse(
     if est is not None and est.capacity_bytes:
         need = max(0, est.device_total.expected - est.capacity_bytes) or None
     outcomes: dict[str, Outcome] = {}
-    diagnosis = diagnose(kb, session, scorer, saving_of=saver(session.facts, est, outcomes), need=need)
+    weight = DOUBTED_WEIGHT if doubt(session.facts, est) is not None else 1.0
+    diagnosis = diagnose(
+        kb, session, scorer, saving_of=saver(session.facts, est, outcomes), need=need, derived_weight=weight
+    )
     memory = quantify(diagnosis, est, missing, library=kb.remedies.values(), outcomes=outcomes)
-    return Analysis(diagnosis, memory, neighbours or ())
+    return Analysis(with_memory_questions(diagnosis, memory, kb), memory, neighbours or ())
+
+
+def with_memory_questions(diagnosis: Diagnosis, memory: Memory, kb: KnowledgeBase) -> Diagnosis:
+    """The diagnosis with a question for each assumed setting that moves the estimate by more than 10 %,
+    ranked with the cause questions by gain times ease; the interview is not done while one is open."""
+    extra = memory_questions(memory, kb.facts)
+    if not extra:
+        return diagnosis
+    return replace(diagnosis, questions=tuple(merge_questions(diagnosis.questions, extra)[:5]), done=False)
+
+
+def merge_questions(questions: Sequence[Question], extra: Sequence[Question]) -> list[Question]:
+    """Cause questions and memory questions in one ranking (gain times ease, as the planner ranks);
+    a fact asked for both keeps the cause question's answers and the larger gain."""
+    best: dict[str, Question] = {q.fact: q for q in questions}
+    for q in extra:
+        have = best.get(q.fact)
+        best[q.fact] = q if have is None else replace(have, gain=max(have.gain, q.gain))
+    return sorted(best.values(), key=lambda q: (-round(q.gain * q.ease, 3), -q.ease, q.fact))
 
 
 def estimate_inputs(inputs: Inputs) -> Estimate:
     """The memory estimate of the run the inputs describe; raises one of :data:`EstimateError`."""
     return estimate(FactSet().with_facts(inputs.facts), inputs.architecture)
+
+
+def alternatives_of(inputs: Inputs, est: Estimate) -> list[Alternative]:
+    """The estimate under the other value of each assumed setting that moves it by more than 10 %."""
+    return alternatives(FactSet().with_facts(inputs.facts), est, inputs.architecture)
 
 
 def run_of(inputs: Inputs) -> Run:
@@ -285,11 +324,12 @@ __all__ = [
     "Analysis",
     "EstimateError",
     "Inputs",
+    "alternatives_of",
     "analyse",
     "estimate_inputs",
     "fit_inputs",
     "read",
+    "read_capture",
     "run_of",
     "what_if",
-    "read_capture",
 ]

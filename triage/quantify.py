@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from triage.engine.diagnose import Diagnosis, remedy_status
+from triage.engine.questions import Question
 from triage.estimate import (
     ArchitectureError,
     ChangeError,
@@ -30,8 +31,9 @@ from triage.estimate import (
     plan,
     saving_detail,
 )
+from triage.estimate.alternatives import Alternative, alternatives
 from triage.facts import FactSet
-from triage.kb.models import Remedy
+from triage.kb.models import FactSpec, Remedy
 
 #: Estimator errors that mean "not enough is known", never a crash.
 NOT_ESTIMABLE = (ModelUnknown, RunError, ArchitectureError, OptimizerError, ChangeError)
@@ -53,6 +55,36 @@ class Outcome:
     """Why the saving cannot be sized (``length_distribution``), when it cannot."""
 
 
+#: How much the estimate's derived facts count as evidence when they contradict what the user saw.
+DOUBTED_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """The user says the run trained, the estimate says it cannot fit at all: one of them is wrong."""
+
+    trained_steps: int | None
+    """The step it failed at, when known (None: "it trained for a while")."""
+    low_bytes: int
+    """The low end of the estimate's device total, already over the GPU."""
+    capacity_bytes: int
+
+
+def doubt(facts: FactSet, est: Estimate | None) -> Doubt | None:
+    """A :class:`Doubt` when the run trained before the OOM but even the low end of the estimate is
+    over the GPU (verdict ``does_not_fit``); then the estimate's derived facts count
+    :data:`DOUBTED_WEIGHT` as evidence, and every face says what changes at the failing step."""
+    if est is None or est.capacity_bytes is None or est.verdict != "does_not_fit":
+        return None
+    step = facts.value("oom_step")
+    steps = step if isinstance(step, int) and not isinstance(step, bool) and step > 0 else None
+    if steps is None and facts.value("trained_before_oom") is not True:
+        return None
+    if facts.value("phase") in ("loading", "merging"):
+        return None
+    return Doubt(steps, est.device_total.low, est.capacity_bytes)
+
+
 @dataclass(frozen=True)
 class Memory:
     """What the estimator says about a run."""
@@ -67,6 +99,10 @@ class Memory:
     """Which predicted tensor the failing allocation most likely was."""
     outcomes: Mapping[str, Outcome] = field(default_factory=dict)
     """Per remedy id: the remedy applied alone to this run (every remedy with a modelled change)."""
+    alternatives: tuple[Alternative, ...] = ()
+    """The run under the other value of each assumed setting that moves the estimate by more than 10 %."""
+    doubt: Doubt | None = None
+    """Set when the estimate contradicts what the user saw (it trained, yet cannot fit at all)."""
 
 
 def try_estimate(facts: FactSet) -> tuple[Estimate | None, str | None]:
@@ -226,4 +262,27 @@ def quantify(
         print_ = fingerprint(facts, est)
     except NOT_ESTIMABLE:
         print_ = None
-    return Memory(est, None, best, print_, known)
+    try:
+        others = tuple(alternatives(facts, est))
+    except NOT_ESTIMABLE:
+        others = ()
+    return Memory(est, None, best, print_, known, others, doubt(facts, est))
+
+
+def memory_questions(memory: Memory, specs: Mapping[str, FactSpec]) -> list[Question]:
+    """A question for each assumed setting whose other value moves the estimate by more than 10 %.
+
+    Its ``gain`` is the share by which the answer moves the expected device total (capped at 1),
+    on the scale of the cause questions' bits: a setting that moves the estimate by 40 % ranks with
+    a question expected to gain 0.4 bits about the cause, and one that flips the verdict counts 1.
+    """
+    out = []
+    est = memory.estimate
+    for alt in memory.alternatives:
+        spec = specs.get(alt.fact)
+        if spec is None or not spec.askable:
+            continue
+        flips = est is not None and alt.estimate.verdict != est.verdict
+        gain = 1.0 if flips else min(1.0, abs(alt.change))
+        out.append(Question(alt.fact, gain, spec.ease, (alt.assumed, alt.value)))
+    return out

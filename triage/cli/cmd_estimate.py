@@ -193,13 +193,15 @@ def run(args: argparse.Namespace) -> int:
                 f"  FA2 {'yes' if g.supports_fa2 else 'no'}  {g.name}\n"
             )
         return EXIT_OK
+    from triage import api
     from triage.render.estimate import estimate_json, render_estimate
     from triage.render.outbound import for_terminal, json_text
 
     _kb, inputs = read_run(args)
     est = estimate_of(inputs)
+    others = api.alternatives_of(inputs, est)
     if args.format == "json":
-        sys.stdout.write(json_text(estimate_json(est, inputs)) + "\n")
+        sys.stdout.write(json_text(estimate_json(est, inputs, others, args.lang)) + "\n")
     else:
-        sys.stdout.write(for_terminal(render_estimate(est, inputs, args.lang)))
+        sys.stdout.write(for_terminal(render_estimate(est, inputs, args.lang, others)))
     return EXIT_FAILED if est.fits is False else EXIT_OK

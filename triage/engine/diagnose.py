@@ -201,16 +201,18 @@ def diagnose(
     *,
     saving_of: SavingOf | None = None,
     need: int | None = None,
+    derived_weight: float = 1.0,
 ) -> Diagnosis:
     """Rank causes, remedies, myths and questions for ``session``.
 
     Pass a ``scorer`` built for the same text to reuse its text matches (the
     interview does, as it re-diagnoses after every answer). ``saving_of`` gives
     a remedy's saving in bytes on this run and ``need`` the bytes the run is
-    over its GPU; with them remedies rank by the memory they buy.
+    over its GPU; with them remedies rank by the memory they buy. ``derived_weight`` scales the
+    evidence that rests only on the estimator's derived facts (1: full weight).
     """
     scorer = scorer or Scorer(kb.causes, session.text, kb.anchors, fixes=remedy_fixes(kb.causes, kb.remedies))
-    scored = scorer.score(session.facts)
+    scored = scorer.score(session.facts, derived_weight)
     dist = probabilities(scored)
     causes = [RankedCause(s, dist.get(s.cause.id, 0.0)) for s in scored]
     questions = QuestionPlanner(scorer, kb.facts).rank(session.facts, scored, dist)

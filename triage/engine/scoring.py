@@ -129,23 +129,35 @@ def _prepared(cause: Cause) -> tuple[_Prepared, ...]:
     return out
 
 
-def fact_items(cause: Cause, facts: FactSet) -> tuple[list[Item], bool, set[str]]:
-    """Evaluate a cause's conditions: evidence items, whether vetoed, facts left unknown."""
+def _derived_only(names: tuple[str, ...], facts: FactSet) -> bool:
+    """Whether every fact of an evidence item came from the estimator (Source kind ``derived``)."""
+    got = [facts[n] for n in names if n in facts]
+    return bool(got) and len(got) == len(names) and all(f.source.kind == "derived" for f in got)
+
+
+def fact_items(cause: Cause, facts: FactSet, derived_weight: float = 1.0) -> tuple[list[Item], bool, set[str]]:
+    """Evaluate a cause's conditions: evidence items, whether vetoed, facts left unknown.
+
+    ``derived_weight`` scales the items that rest only on the estimator's derived facts (the
+    pipeline lowers it when the estimate contradicts what the user saw: a run that trained
+    for a while is estimated not to fit at all); such an item then rules nothing out.
+    """
     items: list[Item] = []
     vetoed = False
     unknown: set[str] = set()
     for p in _prepared(cause):
         ev, names, label, zh = p.evidence, p.names, p.label, p.label_zh
         truth = evaluate(ev.test, facts)
+        scale = derived_weight if derived_weight != 1.0 and _derived_only(names, facts) else 1.0
         if truth is None:
             unknown.update(n for n in names if facts.value(n) is None)
             items.append(Item("fact", label, 0.0, "unknown", names, label_zh=zh))
         elif truth:
-            items.append(Item("fact", label, ev.if_true, "true", names, label_zh=zh))
+            items.append(Item("fact", label, ev.if_true * scale, "true", names, label_zh=zh))
         else:
-            veto = ev.veto
+            veto = ev.veto and scale == 1.0
             vetoed = vetoed or veto
-            items.append(Item("fact", label, ev.if_false, "false", names, veto=veto, label_zh=zh))
+            items.append(Item("fact", label, ev.if_false * scale, "false", names, veto=veto, label_zh=zh))
     return items, vetoed, unknown
 
 
@@ -186,12 +198,12 @@ class Scorer:
         self.extra = {cid: tuple(items) for cid, items in (extra or {}).items()}
         """Evidence from outside the knowledge base, per cause id (e.g. similar solved reports)."""
 
-    def score_one(self, cause: Cause, facts: FactSet) -> Scored:
-        """Score one cause."""
+    def score_one(self, cause: Cause, facts: FactSet, derived_weight: float = 1.0) -> Scored:
+        """Score one cause (``derived_weight``: see :func:`fact_items`)."""
         prior = Item(
             "prior", f"base rate {cause.prior:.0%}", logit(cause.prior), "true", label_zh=f"基础概率 {cause.prior:.0%}"
         )
-        f_items, vetoed, unknown = fact_items(cause, facts)
+        f_items, vetoed, unknown = fact_items(cause, facts, derived_weight)
         text = [i for i in self.text_items[cause.id] if i.restates is None or facts.value(i.restates) is None]
         items = (prior, *f_items, *text, *self.extra.get(cause.id, ()), *self._resolved(cause, facts))
         score = sum(i.weight for i in items)
@@ -210,9 +222,9 @@ class Scorer:
         zh = f"修改 {', '.join(hit)} 后训练能跑了，而这正是这个原因的解决办法"
         return (Item("fact", label, RESOLVED_WEIGHT, "true", ("resolved_by",), label_zh=zh),)
 
-    def score(self, facts: FactSet) -> list[Scored]:
+    def score(self, facts: FactSet, derived_weight: float = 1.0) -> list[Scored]:
         """Every cause, best first (excluded causes last)."""
-        scored = [self.score_one(c, facts) for c in self.causes.values()]
+        scored = [self.score_one(c, facts, derived_weight) for c in self.causes.values()]
         return sorted(scored, key=lambda s: (s.excluded, -s.score, s.cause.id))
 
 

@@ -156,6 +156,6 @@ def plan(
             targets(before, alone[r.id], r.changes, values),
             alone[r.id].device_total.expected,
         )
-        for r in sorted(combo, key=lambda r: (remedy_cost(r), -savings[r.id]))
+        for r in sorted(combo, key=lambda r: -savings[r.id])
     )
     return Plan(before, after, steps, target, headroom, after.device_total.expected <= target, savings, skipped)

@@ -23,7 +23,7 @@ from triage.engine.scoring import Item
 from triage.estimate import Target
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory, Outcome
-from triage.render.labels import changes_label, outcome_label, saving_kind
+from triage.render.labels import alternative_label, changes_label, doubt_label, outcome_label, saving_kind
 from triage.render.output import SCHEMA_VERSION
 from triage.similar import Neighbour
 
@@ -108,6 +108,14 @@ def memory_dict(memory: Memory | None, lang: str = "en") -> dict[str, Any]:
             "target_gib": _gib(p.target_bytes),
             "headroom": p.headroom,
         }
+    expected = est.device_total.expected / GIB
+    out["alternatives"] = [
+        {**alt.to_json(), "label": alternative_label(alt.to_json(), expected, lang)} for alt in memory.alternatives
+    ]
+    if memory.doubt is not None:
+        d = memory.doubt
+        said = {"trained_steps": d.trained_steps, "low_gib": _gib(d.low_bytes), "capacity_gib": _gib(d.capacity_bytes)}
+        out["doubt"] = {**said, "label": doubt_label(said, lang)}
     fp = memory.fingerprint
     if fp is not None:
         out["fingerprint"] = {

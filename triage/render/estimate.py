@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from triage.render.labels import alternative_label
 from triage.render.strings import t
 from triage.render.wrap import wrap
 
 if TYPE_CHECKING:
     from triage.estimate import Estimate, FitResult
+    from triage.estimate.alternatives import Alternative
     from triage.pipeline import Inputs
 
 GiB = 1024**3
@@ -49,13 +52,19 @@ def _inputs(inputs: Inputs | None, lang: str) -> list[str]:
     return [*out, ""] if out else []
 
 
-def render_estimate(est: Estimate, inputs: Inputs | None = None, lang: str = "en") -> str:
-    """The breakdown for an 80-column terminal."""
+def _alternatives_json(est: Estimate, alternatives: Sequence[Alternative], lang: str) -> list[dict[str, Any]]:
+    expected = est.device_total.expected / GiB
+    return [{**a.to_json(), "label": alternative_label(a.to_json(), expected, lang)} for a in alternatives]
+
+
+def render_estimate(
+    est: Estimate, inputs: Inputs | None = None, lang: str = "en", alternatives: Sequence[Alternative] = ()
+) -> str:
+    """The breakdown for an 80-column terminal; ``alternatives`` (assumed settings that move the
+    estimate by more than 10 %) are shown with both figures after the verdict."""
     lines = [*_inputs(inputs, lang), *wrap(describe_run(est), WIDTH, "", "  "), ""]
     peak = est.peak_bytes
-    lines += wrap(
-        f"{t('est_peak', lang)}: {peak / GiB:.2f} GiB, {est.peak_phase} ({est.peak.detail})", WIDTH, "", "  "
-    )
+    lines += wrap(f"{t('est_peak', lang)}: {peak / GiB:.2f} GiB, {est.peak_phase} ({est.peak.detail})", WIDTH, "", "  ")
     comps = sorted(est.components.items(), key=lambda kv: -kv[1])
     width = max((len(k) for k, _ in comps), default=10)
     for name, n in comps:
@@ -91,6 +100,10 @@ def render_estimate(est: Estimate, inputs: Inputs | None = None, lang: str = "en
             lines += wrap(f"  ({t('est_high_end', lang)})", WIDTH, "", "   ")
     else:
         lines += wrap(t("est_gpu_unknown", lang), WIDTH)
+    if alternatives:
+        lines += ["", t("alt_head", lang)]
+        for alt in _alternatives_json(est, alternatives, lang):
+            lines += wrap(f"- {alt['label']}", WIDTH, "  ", "    ")
     if est.notes:
         lines.append("")
         for note in est.notes:
@@ -114,9 +127,11 @@ def inputs_json(inputs: Inputs | None) -> dict[str, Any]:
     }
 
 
-def estimate_json(est: Estimate, inputs: Inputs | None = None) -> dict[str, Any]:
-    """The estimate's JSON with how its inputs were read."""
-    return {**est.to_json(), "inputs": inputs_json(inputs)}
+def estimate_json(
+    est: Estimate, inputs: Inputs | None = None, alternatives: Sequence[Alternative] = (), lang: str = "en"
+) -> dict[str, Any]:
+    """The estimate's JSON with how its inputs were read and the alternatives of its assumptions."""
+    return {**est.to_json(), "alternatives": _alternatives_json(est, alternatives, lang), "inputs": inputs_json(inputs)}
 
 
 def fit_json(result: FitResult, solved: str, inputs: Inputs | None = None) -> dict[str, Any]:

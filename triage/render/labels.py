@@ -96,6 +96,39 @@ def outcome_label(outcome: Mapping[str, object] | None, lang: str, fitted_before
     return f"{head}{size_text}, {t(key, lang)}"
 
 
+def alternative_label(alt: Mapping[str, object], expected_gib: float, lang: str) -> str:
+    """Both figures of an assumed setting that moves the estimate by more than 10 %:
+
+    "finetune_method lora (assumed): 14.2 GiB; full: 58.1 GiB, does not fit — say which with --fact
+    finetune_method=...". ``alt`` is the JSON form (``memory.alternatives``), ``expected_gib`` the
+    estimate's own expected device total.
+    """
+    fact = str(alt["fact"])
+    other = alt.get("device_total_expected_gib")
+    size_text = gib(float(other)) if isinstance(other, (int, float)) else "?"
+    verdict = t(f"outcome_{alt.get('verdict')}", lang)
+    return t("alt_both", lang).format(
+        fact=fact,
+        assumed=_setting(alt.get("assumed"), lang),
+        expected=gib(expected_gib),
+        value=_setting(alt.get("value"), lang),
+        other=size_text,
+        verdict=verdict,
+    )
+
+
+def doubt_label(doubt: Mapping[str, object], lang: str) -> str:
+    """The estimate contradicts what the user saw: say so, and what changes at the failing step."""
+    steps = doubt.get("trained_steps")
+    said = t("doubt_steps", lang).format(n=steps) if isinstance(steps, int) else t("doubt_while", lang)
+    low, cap = doubt.get("low_gib"), doubt.get("capacity_gib")
+    return t("doubt", lang).format(
+        steps=said,
+        low=gib(float(low)) if isinstance(low, (int, float)) else "?",
+        cap=gib(float(cap)) if isinstance(cap, (int, float)) else "?",
+    )
+
+
 def probability_bar(p: float, cells: int = 10, full: str = "█", empty: str = "·") -> str:
     """``0.75`` -> ``███████···`` (rounded to the cell)."""
     filled = max(0, min(cells, round(p * cells)))

@@ -24,7 +24,8 @@ from triage.render.snapshot import SnapshotOut
 SCHEMA_VERSION = "1.2"
 """1.0: the first contract (triage 0.x); 1.1: ``schema_version``, ``evidence_state`` and ``similar_reports``;
 1.2: each remedy's ``outcome`` on the run (settings moved, estimate after, verdict), the plan's steps with
-theirs, and ``memory.alternatives`` (the estimate under each unknown setting that moves it by more than 10 %)."""
+theirs, ``memory.alternatives`` (the estimate under each unknown setting that moves it by more than 10 %) and
+``memory.doubt`` (the run trained, yet the estimate says it cannot fit at all)."""
 
 Number = float
 
@@ -188,8 +189,9 @@ class Output(Model):
     memory: dict[str, Any] = Field(
         json_schema_extra={
             "description": "the estimate, as triage estimate --format json, with the plan (each step with "
-            "its changes, outcome and label) and alternatives (the estimate under each unknown setting that "
-            "moves it by more than 10 %)"
+            "its changes, outcome and label), alternatives (the estimate under each unknown setting that "
+            "moves it by more than 10 %, with its label) and doubt (set when the user says the run trained but "
+            "the estimate says it cannot fit at all)"
         }
     )
     inputs: InputsOut

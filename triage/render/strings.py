@@ -118,6 +118,29 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "不知道样本长度就无法估算：峰值由最长的 batch 决定（若 batch 被补齐到 max_length，请给出 "
         "--fact padding=max_length，并用 --fact max_sample_tokens=N 给出最长样本的 token 数）",
     },
+    "alt_both": {
+        "en": "{fact} {assumed} (assumed): {expected}; {value}: {other}, {verdict} — say which with "
+        "--fact {fact}=...",
+        "zh": "{fact} 假设为 {assumed}：{expected}；若为 {value}：{other}，{verdict} —— 请用 --fact {fact}=... "
+        "说明是哪一个",
+    },
+    "alt_head": {
+        "en": "The estimate depends on settings it had to assume:",
+        "zh": "估算取决于以下未知而被假设的设置：",
+    },
+    "doubt": {
+        "en": "You say the run trained {steps} before it ran out of memory, but the estimate says it cannot fit "
+        "at all (even its low end, {low}, is over the {cap} GPU). A setting it assumed is probably wrong for "
+        "this run (see the assumptions), so it counts for less as evidence. Look at what changes at the "
+        "failing step: a longer batch than the ones before (the longest sample, max_length), evaluation "
+        "(eval batch size, accumulated logits) or a checkpoint save (gathered weights, optimizer state).",
+        "zh": "你说训练在爆显存之前已经跑了{steps}，但估算认为它根本放不下（即使估算下限 {low} 也超过了 {cap} 的显卡）。"
+        "估算所做的某个假设很可能与这次训练不符（见假设列表），因此它作为依据的权重被降低了。"
+        "请看失败那一步有什么变化：比之前更长的 batch（最长的样本、max_length）、评估（评估 batch 大小、累积的 logits），"
+        "或保存 checkpoint（收集完整权重、优化器状态）。",
+    },
+    "doubt_steps": {"en": "{n} steps", "zh": " {n} 步"},
+    "doubt_while": {"en": "for a while", "zh": "一段时间"},
     "value_on": {"en": "on", "zh": "开"},
     "value_off": {"en": "off", "zh": "关"},
     # triage estimate / fit (triage/render/estimate.py)
@@ -236,6 +259,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "no command given: triage run -- <command ...>",
         "zh": "没有给出命令：triage run -- <命令 ...>",
     },
+    "run_error_not_posix": {
+        "en": "triage run needs Linux or macOS (pseudo-terminals and POSIX signals)",
+        "zh": "triage run 需要 Linux 或 macOS（伪终端和 POSIX 信号）",
+    },
     "run_error_not_found": {"en": "{command}: command not found", "zh": "{command}：找不到这个命令"},
     "run_error_not_executable": {
         "en": "{command}: permission denied (not executable)",
@@ -257,10 +284,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "run_error_log_unwritable": {
         "en": "--log-to {path}: cannot write: {why}",
         "zh": "--log-to {path}：无法写入：{why}",
-    },
-    "run_error_not_posix": {
-        "en": "triage run needs Linux or macOS (pseudo-terminals and POSIX signals)",
-        "zh": "triage run 需要 Linux 或 macOS（伪终端和 POSIX 信号）",
     },
     "run_oom": {
         "en": "the command ran out of {what} (exit {code}); what its command line, environment and output say:",

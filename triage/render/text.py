@@ -57,6 +57,10 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
         "  ",
         "    ",
     )
+    if mem.get("doubt"):
+        out += _wrap(f"! {mem['doubt']['label']}", "  ", "    ")
+    for alt in mem.get("alternatives", []):
+        out += _wrap(f"! {alt['label']}", "  ", "    ")
     fp = mem.get("fingerprint")
     if fp and fp.get("best"):
         out += _wrap(
