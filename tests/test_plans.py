@@ -266,3 +266,30 @@ def test_an_oom_in_evaluation_is_estimated_as_evaluation(kb):
     # with eval_accumulation_steps the logits leave the GPU every N steps
     _, moved = diagnose(kb, [*facts, "eval_accumulation_steps=1"], symptom="CUDA out of memory in evaluation")
     assert moved["memory"]["device_total_gib"]["expected"] < data["memory"]["device_total_gib"]["expected"] / 4
+
+
+# ---------------------------------------------------------------- the user's files, read to the end
+
+
+def _run_of(kb, *files, facts=()):
+    paths = [str(FIXTURES / "ingest" / "config" / f) for f in files]
+    inputs = api.read(kb, configs=paths, facts=api.parse_facts(kb, ["gpu_name=3090", *facts]))
+    return api.run_of(inputs)
+
+
+def test_a_saved_4bit_model_config_sizes_a_qlora_run(kb):
+    run = _run_of(kb, "qlora_saved_model_config.json")
+    assert run.quantization == "4bit" and run.double_quant is True and run.weight_dtype == "bf16"
+    assert run.method in ("qlora", "lora")
+
+
+def test_trl_model_init_kwargs_size_eager_attention(kb):
+    run = _run_of(kb, "sft_config_model_init_kwargs.json", facts=["model_name=llama-2-7b"])
+    assert run.attn == "eager" and run.weight_dtype == "bf16" and run.seq == 2048 and run.batch == 4
+    assert "attn_implementation" not in {a.fact for a in run.assumptions}
+
+
+def test_an_adapter_files_dropout_is_sized(kb):
+    run = _run_of(kb, "adapter_config.json", facts=["max_length=512", "batch_size=1"])
+    assert run.lora_dropout == 0.05 and run.lora_r == 64
+    assert "lora_dropout" not in {a.fact for a in run.assumptions}
