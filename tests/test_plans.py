@@ -293,3 +293,16 @@ def test_an_adapter_files_dropout_is_sized(kb):
     run = _run_of(kb, "adapter_config.json", facts=["max_length=512", "batch_size=1"])
     assert run.lora_dropout == 0.05 and run.lora_r == 64
     assert "lora_dropout" not in {a.fact for a in run.assumptions}
+
+
+def test_a_remedy_that_needs_a_newer_library_says_the_upgrade_that_unlocks_it(kb):
+    _, data = diagnose(kb, CLASSIC)
+    sdpa = next(r for r in data["remedies"] if r["id"] == "use-sdpa-or-flash-attention")
+    assert sdpa["applicable"] is False  # transformers 4.31 has no SDPA path
+    assert sdpa["outcome"]["changes"][:2] == [
+        {"fact": "transformers_version", "before": "4.31.0", "after": "4.36.0"},
+        {"fact": "attn_implementation", "before": "eager", "after": "sdpa"},
+    ]
+    assert sdpa["outcome"]["label"].startswith(
+        "transformers_version 4.31.0 → 4.36.0, attn_implementation eager → sdpa:"
+    )

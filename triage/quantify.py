@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from triage.engine.conditions import version_in
 from triage.engine.diagnose import Diagnosis, remedy_status
 from triage.engine.questions import Question
+from triage.engine.scoring import version_fact
 from triage.estimate import (
     ArchitectureError,
     ChangeError,
@@ -32,6 +34,7 @@ from triage.estimate import (
     saving_detail,
 )
 from triage.estimate.alternatives import Alternative, alternatives
+from triage.estimate.changes import MODELED
 from triage.facts import FactSet
 from triage.kb.models import FactSpec, Remedy
 
@@ -137,12 +140,31 @@ def derive(facts: FactSet) -> FactSet:
     )
 
 
+def unlocking_upgrades(facts: FactSet, remedy: Remedy) -> dict[str, str]:
+    """The upgrades that would satisfy the remedy's unmet ``>=`` version requirements, as fact changes
+    (``{"transformers_version": "4.36.0"}`` for SDPA on a 4.31 run); empty when none is unmet."""
+    out: dict[str, str] = {}
+    for req in remedy.requires:
+        name = version_fact(req.package)
+        have = facts.value(name)
+        clauses = [c.strip() for c in req.specifier.split(",") if c.strip()]
+        if have is None or version_in(str(have), req.specifier) or len(clauses) != 1:
+            continue
+        if clauses[0].startswith(">=") and name in MODELED:
+            out[name] = clauses[0][2:].strip()
+    return out
+
+
 def outcome(facts: FactSet, est: Estimate, remedy: Remedy) -> Outcome | None:
-    """``remedy`` applied alone to the run (None when it changes nothing modelled or cannot be applied)."""
+    """``remedy`` applied alone to the run (None when it changes nothing modelled or cannot be applied).
+
+    A remedy that needs a newer library than the run has is applied with the upgrade that unlocks it,
+    so its outcome reads "transformers_version 4.31.0 → 4.36.0, attn_implementation eager → sdpa: ...".
+    """
     if not remedy.changes:
         return None
     try:
-        detail = saving_detail(facts, remedy.changes, before=est)
+        detail = saving_detail(facts, {**unlocking_upgrades(facts, remedy), **remedy.changes}, before=est)
     except NOT_ESTIMABLE:
         return None
     if set(detail.unmodeled) >= set(remedy.changes):
