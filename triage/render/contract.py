@@ -155,8 +155,10 @@ def to_dict(
     live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
     ruled_out = [rc for rc in diagnosis.causes if rc.scored.excluded]
     shown_ids = {rc.id for rc in live[:top]}
+    state = evidence_state(diagnosis)
     remedies = []
-    for rr in diagnosis.remedies:
+    # with no evidence the causes are only the base rates: their remedies would be advice for a guess
+    for rr in diagnosis.remedies if state == "indicated" else ():
         if not set(rr.for_causes) & shown_ids:
             continue
         remedy = rr.remedy
@@ -209,7 +211,7 @@ def to_dict(
         "schema_version": SCHEMA_VERSION,
         "triage_version": __version__,
         "lang": lang,
-        "evidence_state": evidence_state(diagnosis),
+        "evidence_state": state,
         "causes": [_cause(rc, lang) for rc in live[:top]],
         "ruled_out": [
             {
