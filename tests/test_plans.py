@@ -306,3 +306,11 @@ def test_a_remedy_that_needs_a_newer_library_says_the_upgrade_that_unlocks_it(kb
     assert sdpa["outcome"]["label"].startswith(
         "transformers_version 4.31.0 → 4.36.0, attn_implementation eager → sdpa:"
     )
+
+
+def test_a_plan_that_does_not_fit_is_called_the_closest(kb):
+    facts = ["model_name=llama-3.1-405b", "gpu_name=t4", "finetune_method=full"]
+    analysis, data = diagnose(kb, facts)
+    assert analysis.memory.plan is not None and not analysis.memory.plan.fits
+    text = " ".join(render_text(data).split())
+    assert "no combination fits; the closest:" in text and "cheapest plan that fits" not in text

@@ -68,7 +68,8 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     if plan and plan["steps"]:
         steps = ", ".join(f"`{s['id']}`" + (f" ({s['label']})" if s.get("label") else "") for s in plan["steps"])
         result = t("fits", lang) if plan["fits"] else t("does_not_fit", lang)
-        out += [f"**{t('plan', lang)}:** {steps} → {plan['device_total_after_gib']:.1f} GiB ({result})", ""]
+        head = t("plan" if plan["fits"] else "plan_closest", lang)
+        out += [f"**{head}:** {steps} → {plan['device_total_after_gib']:.1f} GiB ({result})", ""]
     assumed = mem.get("assumptions", [])
     if assumed:
         out += [f"<details><summary>{t('assumed', lang)}</summary>", ""]

@@ -98,6 +98,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "expected": {"en": "expected", "zh": "预计"},
     "plan": {"en": "cheapest plan that fits", "zh": "代价最小的可行方案"},
     "no_plan": {"en": "no combination of the suggested remedies fits", "zh": "建议的修改组合后仍然放不下"},
+    "plan_closest": {"en": "no combination fits; the closest", "zh": "没有放得下的组合；最接近的是"},
     "assumed": {"en": "assumed", "zh": "假设"},
     "saves": {"en": "saves", "zh": "节省"},
     "saves_nothing": {"en": "saves ~0 on this run", "zh": "对本次训练几乎无节省"},
@@ -119,8 +120,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "--fact padding=max_length，并用 --fact max_sample_tokens=N 给出最长样本的 token 数）",
     },
     "alt_both": {
-        "en": "{fact} {assumed} (assumed): {expected}; {value}: {other}, {verdict} — say which with "
-        "--fact {fact}=...",
+        "en": "{fact} {assumed} (assumed): {expected}; {value}: {other}, {verdict} — say which with --fact {fact}=...",
         "zh": "{fact} 假设为 {assumed}：{expected}；若为 {value}：{other}，{verdict} —— 请用 --fact {fact}=... "
         "说明是哪一个",
     },
@@ -134,10 +134,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "this run (see the assumptions), so it counts for less as evidence. Look at what changes at the "
         "failing step: a longer batch than the ones before (the longest sample, max_length), evaluation "
         "(eval batch size, accumulated logits) or a checkpoint save (gathered weights, optimizer state).",
-        "zh": "你说训练在爆显存之前已经跑了{steps}，但估算认为它根本放不下（即使估算下限 {low} 也超过了 {cap} 的显卡）。"
+        "zh": "你说训练在爆显存之前已经跑了{steps}，但估算认为它根本放不下"
+        "（即使估算下限 {low} 也超过了 {cap} 的显卡）。"
         "估算所做的某个假设很可能与这次训练不符（见假设列表），因此它作为依据的权重被降低了。"
-        "请看失败那一步有什么变化：比之前更长的 batch（最长的样本、max_length）、评估（评估 batch 大小、累积的 logits），"
-        "或保存 checkpoint（收集完整权重、优化器状态）。",
+        "请看失败那一步有什么变化：比之前更长的 batch（最长的样本、max_length）、"
+        "评估（评估 batch 大小、累积的 logits），或保存 checkpoint（收集完整权重、优化器状态）。",
     },
     "doubt_steps": {"en": "{n} steps", "zh": " {n} 步"},
     "doubt_while": {"en": "for a while", "zh": "一段时间"},

@@ -73,7 +73,8 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     if plan and plan["steps"]:
         steps = " + ".join(f"{s['label']} ({s['id']})" if s.get("label") else s["id"] for s in plan["steps"])
         result = t("fits", lang) if plan["fits"] else t("does_not_fit", lang)
-        out += _wrap(f"{t('plan', lang)}: {steps} ⇒ {plan['device_total_after_gib']:.1f} GiB ({result})", "  ", "    ")
+        head = t("plan" if plan["fits"] else "plan_closest", lang)
+        out += _wrap(f"{head}: {steps} ⇒ {plan['device_total_after_gib']:.1f} GiB ({result})", "  ", "    ")
     elif plan and not mem["fits"]:
         out += _wrap(t("no_plan", lang), "  ", "    ")
     for a in mem.get("assumptions", []):  # every one: each can move the estimate
