@@ -314,3 +314,10 @@ def test_a_plan_that_does_not_fit_is_called_the_closest(kb):
     assert analysis.memory.plan is not None and not analysis.memory.plan.fits
     text = " ".join(render_text(data).split())
     assert "no combination fits; the closest:" in text and "cheapest plan that fits" not in text
+
+
+def test_sharding_a_one_gpu_run_says_it_needs_more_gpus(kb):
+    facts = ["model_name=llama-2-7b", "gpu_name=3090", "max_length=1024", "batch_size=2", "finetune_method=full"]
+    _, data = diagnose(kb, facts, symptom="CUDA out of memory, full fine-tune, zero stage too low")
+    zero3 = next(r for r in data["remedies"] if r["id"] == "deepspeed-zero3")
+    assert {"fact": "gpu_count", "before": 1, "after": 2} in zero3["outcome"]["changes"]

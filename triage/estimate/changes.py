@@ -240,7 +240,7 @@ class Saving:
     """Each changed setting with its value before and after, as the estimator sized them
     (relative changes resolved: ``max_length: half`` on a 2048 run reads 2048 -> 1024), plus the
     settings the change implies (``grad_accum`` when the micro-batch shrinks, ``finetune_method``
-    when a LoRA base goes 4-bit)."""
+    when a LoRA base goes 4-bit, ``gpu_count`` when a one-GPU run is sharded over the assumed GPUs)."""
     unsized: str | None = None
     """Why the saving cannot be sized from what is known (then ``bytes`` is 0 and means nothing):
     ``"length_distribution"`` when it depends on how long the samples are."""
@@ -257,7 +257,7 @@ def targets(
     """The settings ``changes`` move, read from both sized runs (unchanged ones left out)."""
     after_values = apply_changes(values, changes)
     names = list(changes)
-    for implied in ("grad_accum", "finetune_method", "distributed"):
+    for implied in ("grad_accum", "finetune_method", "distributed", "gpu_count"):
         if implied not in names:
             names.append(implied)
     out = []
