@@ -48,6 +48,7 @@ def facts(text: str) -> dict[str, object]:
         ("every rank's weights end up on cuda:0", "all_ranks_on_gpu0", True),
         ("all the processes sit on GPU 0 in nvidia-smi", "all_ranks_on_gpu0", True),
         ("8个进程都挤在0号卡上", "all_ranks_on_gpu0", True),
+        ("nvidia-smi lists the eight workers all on GPU 0", "all_ranks_on_gpu0", True),
         ("那张卡被别的任务占了10G", "other_process_bytes", 10 * 2**30),
         ("程序退出后显存还有2G没释放", "other_process_bytes", 2 * 2**30),
         ("12 GB is already used by another job", "other_process_bytes", 12 * 2**30),

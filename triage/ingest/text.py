@@ -668,6 +668,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:allocated|placed|loaded|put|land(?:s|ed)?|end(?:s|ed)?\s+up|all\s+go|sit(?:s|ting)?)\s+(?:on|to)\s+[`'\"]?"
         r"(?:rank|gpu|cuda:?|device)\s*0\b|\b(?:all|every|each)\s+(?:of\s+the\s+)?(?:processes|ranks|workers)\b[^.;]{0,30}"
         r"\b(?:on|use|uses|using)\s+(?:the\s+same\s+gpu|[`'\"]?(?:gpu|cuda:?)\s*0)\b|"
+        r"\b(?:processes|ranks|workers)\s+(?:are\s+|sit\s+|sitting\s+)?all\s+(?:on|use|using|sit\s+on|sitting\s+on)\s+"
+        r"[`'\"]?(?:gpu|cuda:?|device)\s*0\b|"
         r"(?:进程|rank)[^，。,；;]{0,8}(?:都|全)(?:在|跑到|加载到|放到|挤在)\s*(?:0|零)\s*号?(?:卡|gpu)",
         _unless_negated(_simple("all_ranks_on_gpu0", True)),
     ),
