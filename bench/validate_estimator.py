@@ -238,9 +238,14 @@ def run_architectures(only: list[str] | None = None) -> list[dict[str, Any]]:
                 op=m.op,
             )
             if attn == "sdpa" and arch.attn_dropout:
+                eager = spec_for_preset(arch.id, method="lora", seq=ARCH_SEQ, batch=1, attn="eager")
+                m_eager = measure(eager)
+                est_eager = _estimate(eager, arch.id, tf_version)
+                err_eager = (est_eager.peak_bytes - m_eager.peak_bytes) / m_eager.peak_bytes * 100
                 record["artifact"] = (
                     "attention dropout: the CPU stand-in's flash kernel refuses dropout, so the oracle runs SDPA's "
-                    "math kernel (O(s²)); CUDA's flash kernel takes dropout, so the oracle's figure is not a GPU's"
+                    "math kernel (O(s²)); CUDA's flash kernel takes dropout, so the oracle's figure is not a GPU's. "
+                    f"Eager attention (the same kernels on CPU and GPU): {err_eager:+.1f} %"
                 )
             break
         print(
