@@ -321,3 +321,20 @@ def test_sharding_a_one_gpu_run_says_it_needs_more_gpus(kb):
     _, data = diagnose(kb, facts, symptom="CUDA out of memory, full fine-tune, zero stage too low")
     zero3 = next(r for r in data["remedies"] if r["id"] == "deepspeed-zero3")
     assert {"fact": "gpu_count", "before": 1, "after": 2} in zero3["outcome"]["changes"]
+
+
+def test_the_tui_what_if_does_not_size_dynamic_padding_without_lengths(kb):
+    from triage.tui.whatif import memory_view
+    from triage.tui.widgets.memory import render_bar
+
+    inputs = api.read(
+        kb, symptoms=["tokenizer(padding='max_length') CUDA out of memory"], facts=api.parse_facts(kb, CLASSIC)
+    )
+    analysis = api.analyse(kb, inputs.session())
+    before = analysis.memory.estimate
+    view = memory_view(analysis.memory, analysis.diagnosis.session.facts, [kb.remedies["dynamic-padding"]])
+    assert (
+        before is not None and view.unsized == "length_distribution" and view.expected == before.device_total.expected
+    )
+    drawn = " ".join(render_bar(view, 80, "en").plain.split())
+    assert "with 1 change: cannot be sized without the lengths of your samples" in drawn and "~0" not in drawn

@@ -11,6 +11,7 @@ from triage.interview import Interview
 from triage.kb.models import Remedy
 from triage.render.contract import outcome_dict
 from triage.render.report import render_report
+from triage.render.strings import t
 from triage.tui.screens.export import write_new
 from triage.tui.screens.main import MainScreen
 from triage.tui.whatif import MemoryView, gib, memory_view, saving_label
@@ -82,6 +83,8 @@ class TriageApp(App[None]):
         line = f"with {', '.join(self.applied)}: {gib(view.expected)}"
         if view.capacity:
             line += f" of {gib(view.capacity)}: " + ("fits" if view.fits else "does not fit")
+        if view.unsized:
+            return [f"{line} (the saving {t(f'outcome_unsized_{view.unsized}', 'en')})"]
         return [f"{line} ({saving_label(view.saved, 'en')})"]
 
     def report(self) -> str:

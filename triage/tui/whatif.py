@@ -72,6 +72,8 @@ class MemoryView:
     """Facts that would make an estimate (or a verdict) possible (any one per group)."""
     reason: str = ""
     """Why there are no numbers, or no verdict, in words."""
+    unsized: str | None = None
+    """Set when that saving cannot be sized from what is known (``length_distribution``); ignore ``saved``."""
 
     @property
     def total(self) -> int:
@@ -131,13 +133,15 @@ def memory_view(memory: Memory, facts: FactSet, remedies: Sequence[Remedy] = ())
         return MemoryView(False, applied=applied, needs=missing(facts), reason=memory.missing or "")
     est = memory.estimate
     saved = 0
+    unsized = None
     changes: Mapping[str, Any] = merged_changes(remedies)
     if changes:
         try:
             detail = what_if(facts, remedies, before=est)
         except EstimateError as exc:
             return MemoryView(False, applied=applied, reason=f"cannot apply {', '.join(applied)}: {exc}")
-        est, saved = detail.after, detail.bytes
+        # a change whose saving cannot be sized leaves the bar at the run as it is, with the reason
+        est, saved, unsized = (est if detail.unsized else detail.after), detail.bytes, detail.unsized
     needs = missing(facts) if est.capacity_bytes is None else ()
     return MemoryView(
         True,
@@ -152,6 +156,7 @@ def memory_view(memory: Memory, facts: FactSet, remedies: Sequence[Remedy] = ())
         saved,
         tuple(f"{a.fact} = {a.value}" for a in est.assumptions),
         needs=needs,
+        unsized=unsized,
         reason="the GPU must be known to say whether it fits" if needs else "",
         **_plan(memory),
     )

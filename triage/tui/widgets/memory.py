@@ -75,10 +75,13 @@ def render_bar(view: MemoryView, width: int, lang: str, titles: dict[str, str] |
         )
     out.append(f" · {_w('peak', lang)}: {view.peak_phase}", style="dim")
     if view.applied:
-        verb = _w("saves", lang) if view.saved >= 0 else _w("costs", lang)
         n = len(view.applied)
         changes = _w("change" if n == 1 else "changes", lang)
-        out.append(f"\n{_w('with', lang)} {n} {changes}: {verb} {gib(abs(view.saved))}")
+        if view.unsized:  # e.g. dynamic padding without the samples' lengths: no number to give
+            out.append(f"\n{_w('with', lang)} {n} {changes}: {t(f'outcome_unsized_{view.unsized}', lang)}")
+        else:
+            verb = _w("saves", lang) if view.saved >= 0 else _w("costs", lang)
+            out.append(f"\n{_w('with', lang)} {n} {changes}: {verb} {gib(abs(view.saved))}")
     if view.plan:
         steps = " + ".join(titles.get(rid, rid) for rid in view.plan)
         after = gib(view.plan_after) if view.plan_after is not None else "?"
