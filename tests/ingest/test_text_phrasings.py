@@ -61,6 +61,8 @@ def facts(text: str) -> dict[str, object]:
         ("用两张16G的卡跑", "gpu_count", 2),
         ("我用4块A100，一共320G显存", "gpu_memory_bytes", 80 * 2**30),
         ("8 GPUs with 640GB of VRAM in total", "gpu_memory_bytes", 80 * 2**30),
+        ("四台V100，一共128G", "gpu_memory_bytes", 32 * 2**30),  # 128 GB cards exist, but this is a total
+        ("四台V100，一共128G", "gpu_count", 4),
         # which trainer, a second model
         ("bash examples/run_grpo_qwen.sh", "trainer_type", "grpo"),
         ("the dpo_trainer eats my memory", "trainer_type", "dpo"),

@@ -480,6 +480,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"flash[-_ ]attention)\s*(?:version|版本)?\s*(?:==|=|:|：|\bis\b|是|为)?\s*v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
         _version,
     ),
+    # a total over the cards ("一共128G", "160 GB of VRAM in total"): divided by the count once it is known
+    (
+        r"(?:一共|总共|合计|总计)(?:有)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b|"
+        r"(?<![\w.])(?P<t>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s+(?:of\s+(?:vram|gpu\s+memory)\s+)?in\s+total\b",
+        lambda m: _gpu_memory(m) if m.group("n") else [("gpu_memory_bytes", int(_num(m.group("t")) * GiB))],
+    ),
     (
         r"(?:显存|vram|gpu memory|gpu mem)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
         _gpu_memory,
@@ -511,7 +517,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
         r"|(?<![\w.])(?P<n2>[单双两二三四五六七八]|\d{1,3})(?!\d)\s*(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
-        r"|(?<![\d.])(?P<n4>[两二三四五六七八]|\d{1,3})\s*(?:张|块)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?(?:"
+        r"|(?<![\d.])(?P<n4>[两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?(?:"
         + _GPU_NAMES
         + r")",
         lambda m: _gpus_any(m),
@@ -1062,7 +1068,12 @@ def _per_card(out: dict[str, Found]) -> None:
     except ValueError:
         return
     each = total_gb / n if n > 1 else 0.5
-    if round(total_gb) not in _GPU_MEMORY_SIZES and each.is_integer() and int(each) in _GPU_MEMORY_SIZES:
+    said_total = re.search(r"一共|总共|合计|总计|in\s+total", memory.excerpt or "", re.IGNORECASE) is not None
+    if (
+        (said_total or round(total_gb) not in _GPU_MEMORY_SIZES)
+        and each.is_integer()
+        and int(each) in _GPU_MEMORY_SIZES
+    ):
         note = f"{total_gb:g} GB over {n} GPUs"
         out["gpu_memory_bytes"] = Found("gpu_memory_bytes", int(each) * GiB, memory.line, memory.excerpt, note)
     elif total_gb > 256:
