@@ -439,3 +439,17 @@ def test_answers_rank_as_the_same_facts_given_to_the_cli(fkb):
     # gradient checkpointing is on now: enabling it saves nothing, so it no longer leads the remedies
     saved = dict((r["id"], r["saving_gib"]) for r in mine["remedies"])
     assert saved.get("enable-gradient-checkpointing") in (None, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "during training, not sure which step"), ("zh", "训练中，不确定是哪一步")]
+)
+def test_phase_replies_are_what_a_user_can_say_and_typing_one_answers(lang, said):
+    kb = load_checked()
+    iv = Interview(kb, start=read_inputs(kb, symptoms=["CUDA out of memory"]), lang=lang)
+    assert iv.question is not None and iv.question.fact == "phase"
+    labels = [r.label for r in iv.replies()]
+    assert said in labels and "training" not in labels
+    turn = iv.answer(said)
+    assert (turn.fact, turn.value) == ("phase", "training")
+    assert iv.answer_label(turn) == said

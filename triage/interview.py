@@ -34,6 +34,7 @@ from triage.kb.loader import KnowledgeBase
 from triage.kb.models import FactSpec, FactType
 from triage.pipeline import Inputs, analyse, merge_questions, read, scorer_for
 from triage.quantify import Memory, derive, memory_questions
+from triage.render.labels import answer_label as reply_label
 from triage.render.labels import fact_value as format_value
 from triage.render.strings import t
 from triage.similar import Index, Neighbour
@@ -358,7 +359,7 @@ class Interview:
             return []
         spec = self.kb.facts.get(question.fact)
         out = [
-            Reply(str(i), value, format_value(spec, value, self.lang)) for i, value in enumerate(question.values[:9], 1)
+            Reply(str(i), value, reply_label(spec, value, self.lang)) for i, value in enumerate(question.values[:9], 1)
         ]
         out.append(Reply(DONT_KNOW_KEY, None, t("ask_dont_know", self.lang)))
         return out
@@ -368,7 +369,7 @@ class Interview:
         if turn.kind == "unknown":
             return t("ask_dont_know", self.lang)
         if turn.kind == "answer" and turn.value is not None:
-            return format_value(self.kb.facts.get(turn.fact or ""), turn.value, self.lang)
+            return reply_label(self.kb.facts.get(turn.fact or ""), turn.value, self.lang)
         return turn.said
 
     # ---- moves
@@ -399,6 +400,9 @@ class Interview:
         """Answer the current question with ``raw`` (typed by its fact's type)."""
         question = self._current()
         spec = self.kb.facts[question.fact]
+        # a quick reply typed out in words ("during training, not sure which step") is that reply
+        typed = str(raw).strip().lower()
+        raw = next((r.value for r in self.replies(question) if r.value is not None and r.label.lower() == typed), raw)
         try:
             value = coerce(spec, raw)
         except FactError as exc:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from triage.engine.scoring import Item, evidence_of
 from triage.facts import FactSpec, FactType, Value
 from triage.kb.models import Cause
-from triage.render.strings import t
+from triage.render.strings import STRINGS, t
 
 GIB = 1024**3
 #: Savings smaller than this (either sign) read as "~0": below the estimator's own precision.
@@ -144,6 +144,15 @@ def fact_value(spec: FactSpec | None, value: Value, lang: str = "en") -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def answer_label(spec: FactSpec | None, value: Value, lang: str = "en") -> str:
+    """A quick reply as the user would say it ("during training, not sure which step"), else :func:`fact_value`."""
+    if spec is not None and isinstance(value, str):
+        key = f"answer_{spec.id}_{value}"
+        if key in STRINGS:
+            return t(key, lang)
+    return fact_value(spec, value, lang)
 
 
 def source_label(fact: Mapping[str, object]) -> str:
