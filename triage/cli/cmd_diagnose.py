@@ -131,7 +131,6 @@ def run(args: argparse.Namespace) -> int:
     analysis = api.analyse(kb, inputs.session(args.lang))
     from triage.render.contract import to_dict
     from triage.render.outbound import for_terminal, json_text
-    from triage.render.output import validated
 
     data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory, similar=analysis.similar)
     if inputs.snapshot is not None:
@@ -139,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
 
         data["snapshot"] = snapshot_dict(inputs.snapshot, analysis.memory)
     if args.format == "json":
+        from triage.render.output import validated  # the contract's pydantic models: JSON output only
+
         sys.stdout.write(json_text(validated(data)) + "\n")
     elif args.format == "markdown":
         from triage.render.markdown import render_markdown

@@ -127,10 +127,11 @@ def _render(kb: KnowledgeBase, analysis: Analysis, excerpt: str, args: argparse.
     """The diagnosis in the chosen format, exactly as ``triage diagnose`` renders it."""
     from triage.render.contract import to_dict
     from triage.render.outbound import for_terminal, json_text
-    from triage.render.output import validated
 
     data = to_dict(kb, analysis.diagnosis, top=args.top, memory=analysis.memory, similar=analysis.similar)
     if args.format == "json":
+        from triage.render.output import validated  # the contract's pydantic models: JSON output only
+
         return json_text(validated(data)) + "\n"
     if args.format == "markdown":
         from triage.render.markdown import render_markdown

@@ -24,7 +24,7 @@ from triage.estimate import Target
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory, Outcome
 from triage.render.labels import alternative_label, changes_label, doubt_label, outcome_label, saving_kind
-from triage.render.output import SCHEMA_VERSION
+from triage.render.version import SCHEMA_VERSION
 from triage.similar import Neighbour
 
 

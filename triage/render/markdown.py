@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from triage.render.labels import saving_label, similar_summary, source_label
-from triage.render.snapshot import snapshot_markdown
 from triage.render.strings import t
 
 #: The heading of the collapsible section with the user's own text.
@@ -121,7 +120,10 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
             out.append(f"- `{ev['weight']:+.2f}` {ev['label']}{quote}")
         out += ["", "</details>", ""]
     out += _memory(data["memory"], lang)
-    out += snapshot_markdown(data.get("snapshot"), lang)
+    if data.get("snapshot"):
+        from triage.render.snapshot import snapshot_markdown  # pydantic models: only when there is a snapshot
+
+        out += snapshot_markdown(data["snapshot"], lang)
     if data["remedies"]:
         out += [f"### {t('remedies', lang)}", ""]
         for n, r in enumerate(data["remedies"], 1):

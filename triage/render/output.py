@@ -20,12 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from triage.render.outbound import finite
 from triage.render.snapshot import SnapshotOut
-
-SCHEMA_VERSION = "1.2"
-"""1.0: the first contract (triage 0.x); 1.1: ``schema_version``, ``evidence_state`` and ``similar_reports``;
-1.2: each remedy's ``outcome`` on the run (settings moved, estimate after, verdict), the plan's steps with
-theirs, ``memory.alternatives`` (the estimate under each unknown setting that moves it by more than 10 %) and
-``memory.doubt`` (the run trained, yet the estimate says it cannot fit at all)."""
+from triage.render.version import SCHEMA_VERSION
 
 Number = float
 

@@ -331,7 +331,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "run_killed_not_oom": {
         "en": "the command was killed by SIGKILL (exit {code}), but the cgroup's OOM-kill counter did not change: "
         "not an out-of-memory kill as far as triage can see.",
-        "zh": "命令被 SIGKILL 杀掉（退出码 {code}），但 cgroup 的 OOM-kill 计数没有变化：就 triage 所见，不是内存不足导致的。",
+        "zh": "命令被 SIGKILL 杀掉（退出码 {code}），但 cgroup 的 OOM-kill 计数没有变化："
+        "就 triage 所见，不是内存不足导致的。",
     },
     "run_log_kept": {"en": "the command's output is kept in {path}", "zh": "命令的输出保存在 {path}"},
     "run_log_kept_aside": {"en": "(its output is kept in {path})", "zh": "（输出保存在 {path}）"},

@@ -6,7 +6,6 @@ from typing import Any
 
 from triage.render.labels import probability_bar as _bar
 from triage.render.labels import saving_label, similar_summary, source_label
-from triage.render.snapshot import snapshot_text
 from triage.render.strings import t
 from triage.render.wrap import wrap
 
@@ -129,7 +128,10 @@ def render_text(data: dict[str, Any]) -> str:
     out.append("")
     out += _similar(data.get("similar_reports") or [], lang)
     out += _memory(data["memory"], lang)
-    out += snapshot_text(data.get("snapshot"), lang)
+    if data.get("snapshot"):
+        from triage.render.snapshot import snapshot_text  # pydantic models: only when there is a snapshot
+
+        out += snapshot_text(data["snapshot"], lang)
     if data["remedies"]:
         out.append(t("remedies", lang))
         for n, rem in enumerate(data["remedies"], 1):
