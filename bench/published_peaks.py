@@ -316,7 +316,7 @@ def findings(results: list[Published]) -> list[str]:
         "frozen and LoRA weights. "
         "Single-GPU LoRA rows stay a few percent under (median of that group above): litgpt 2023's RMSNorm "
         "saves bf16 inputs where the estimator counts fp32, and a CPU run of lit-gpt's own code "
-        "(commit 8641822, tiny config) saves about 36 h bytes per token and layer against ~45 h implied by "
+        "(commit 8641822, tiny config) saves about 36-40 h bytes per token and layer against ~45 h implied by "
         "the batch-1/batch-2 difference of the published Llama 2 rows; the rest is not explained.",
         "* **Excluded rows** say why in the last column: torch.compile (the estimator models eager PyTorch), "
         "torchao NF4 (quantizes only the adapted linears), settings not published, a table that contradicts "
