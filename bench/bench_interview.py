@@ -109,8 +109,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"top-1 after {n} answers: {statistics.fmean(tallies[n]):.3f}")
     mean = statistics.fmean(steps) if steps else float("nan")
     print(f"questions to a confident answer: mean {mean:.2f} over {len(steps)}; not confident within 6: {never}")
-    print(f"top1@0={statistics.fmean(tallies[0]):.3f} top1@3={statistics.fmean(tallies[3]):.3f} "
-          f"top1@6={statistics.fmean(tallies[6]):.3f} n={len(chosen)}")
+    print(
+        f"top1@0={statistics.fmean(tallies[0]):.3f} top1@3={statistics.fmean(tallies[3]):.3f} "
+        f"top1@6={statistics.fmean(tallies[6]):.3f} n={len(chosen)}"
+    )
     return 0
 
 

@@ -131,20 +131,29 @@ def _write(folder: Path, data: dict[str, Any]) -> None:
 
 def test_stats_reports_unmapped_items_dangling_ids_and_claims_without_myths(kb: KnowledgeBase, tmp_path: Path) -> None:
     some_myth = next(iter(sorted(kb.myths)))
-    _write(tmp_path, {
-        "kind": "coverage",
-        "source": "a thread",
-        "checked_in": "a check",
-        "items": [
-            {"id": "C1", "gist": "real cause", "thread": "true", "verdict": "v", "causes": ["no-such-cause"]},
-            {"id": "C3", "gist": "nothing", "thread": "true", "verdict": "v"},
-            {"id": "M1", "gist": "wrong remedy", "thread": "false", "verdict": "v", "remedies": ["reduce-max-length"]},
-        ],
-        "claims": [
-            {"id": "Z1", "verdict": "false", "gist": "no myth"},
-            {"id": "Z2", "verdict": "partly", "gist": "wrong myth", "myths": [some_myth]},
-        ],
-    })
+    _write(
+        tmp_path,
+        {
+            "kind": "coverage",
+            "source": "a thread",
+            "checked_in": "a check",
+            "items": [
+                {"id": "C1", "gist": "real cause", "thread": "true", "verdict": "v", "causes": ["no-such-cause"]},
+                {"id": "C3", "gist": "nothing", "thread": "true", "verdict": "v"},
+                {
+                    "id": "M1",
+                    "gist": "wrong remedy",
+                    "thread": "false",
+                    "verdict": "v",
+                    "remedies": ["reduce-max-length"],
+                },
+            ],
+            "claims": [
+                {"id": "Z1", "verdict": "false", "gist": "no myth"},
+                {"id": "Z2", "verdict": "partly", "gist": "wrong myth", "myths": [some_myth]},
+            ],
+        },
+    )
     gaps, n_items, n_claims = coverage_shortfalls(kb, tmp_path)
     text = "\n".join(gaps)
     assert (n_items, n_claims) == (3, 2)

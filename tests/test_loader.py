@@ -49,4 +49,3 @@ def test_unknown_key_is_an_error_not_dropped(lint_kb):
 def test_missing_dir_is_one_clear_problem(tmp_path: Path):
     _, problems = load_knowledge(tmp_path / "nowhere")
     assert len(problems) == 1 and "no knowledge base" in problems[0].message
-

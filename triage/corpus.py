@@ -110,7 +110,6 @@ def parse_records(items: Iterable[Mapping[str, Any]]) -> list[Record]:
     return out
 
 
-
 def _raw_records(files: list[Path]) -> list[Any]:
     """The records of ``files`` as plain data (through the JSON cache of :mod:`triage.datacache`).
 

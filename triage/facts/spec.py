@@ -106,5 +106,3 @@ class FactDefault(Strict):
     """Where the default comes from (which library, which version), shown with every assumption."""
     assumed: bool = True
     """True when the default is a guess about the user's run, listed as an assumption in every estimate."""
-
-
