@@ -189,3 +189,14 @@ def test_an_installed_knowledge_dir_is_never_written_or_compared(
     assert files_under(site) == before
     # reading the installed knowledge for a check is fine
     assert main(["kb", "--knowledge", str(bundled), "lint"]) == 0
+
+
+def test_knowledge_may_follow_the_action(repo_copy, tmp_path, monkeypatch, capsys):
+    """`triage kb new cause x --knowledge DIR` works like `triage kb --knowledge DIR new cause x`."""
+    monkeypatch.chdir(tmp_path)
+    knowledge = repo_copy / "knowledge"
+    assert main(["kb", "new", "cause", "y", "--category", "seq_len", "--knowledge", str(knowledge)]) == 0
+    assert (knowledge / "causes" / "seq_len" / "y.yaml").is_file()
+    capsys.readouterr()
+    assert main(["kb", "docs", "--check", "--knowledge", str(tmp_path / "nowhere")]) == 3
+    assert "no such directory" in capsys.readouterr().err

@@ -63,6 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     case.add_argument("--name", metavar="NAME", help="the case name (default: report-<file stem>)")
     stats = sub.add_parser("stats", help="coverage: entities per category, myths, version bugs, missing Chinese text")
     stats.add_argument("--format", choices=["text", "json"], default="text")
+    for action in (lint, test, schema, new, docs, case, stats):  # `triage kb new ... --knowledge DIR` works too
+        action.add_argument("--knowledge", type=Path, metavar="DIR", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 def _workspace(args: argparse.Namespace, *, installed_ok: bool = False) -> Workspace:
