@@ -50,7 +50,7 @@ from triage.quantify import (
     quantify,
     saver,
 )
-from triage.similar import VOTE_WEIGHT, Index, Neighbour, votes
+from triage.similar import NEIGHBOURS, VOTERS, Index, Neighbour, votes
 
 if TYPE_CHECKING:
     from triage.capture.session import Capture
@@ -210,26 +210,31 @@ def _index_of(root: Path) -> Index | None:
     return Index([r for r in records if r.scope == "in"]) if records else None
 
 
-def _similar_items(lang: str, n: int, vote: float, best: float) -> Item:
-    label = f"{n} similar solved public report{'s' if n > 1 else ''} ended with this cause (best match {best:.2f})"
-    zh = f"{n} 篇相似的已解决公开报告最终是这个原因（最相似 {best:.2f}）"
-    return Item("similar", label, round(VOTE_WEIGHT * vote, 3), "true", label_zh=zh)
+def _similar_item(n: int, of: int, vote: float, best: float) -> Item:
+    label = f"{n} of the {of} most similar solved public reports ended with this kind of cause (best match {best:.2f})"
+    zh = f"最相似的 {of} 篇已解决公开报告中有 {n} 篇最终是这类原因（最相似 {best:.2f}）"
+    return Item("similar", label, vote, "true", label_zh=zh)
 
 
 def scorer_for(
     kb: KnowledgeBase, text: str, index: Index | None = None, exclude: Sequence[str] = ()
 ) -> tuple[Scorer, tuple[Neighbour, ...]]:
-    """The scorer for ``text``: the knowledge base's signals plus the votes of similar solved reports."""
+    """The scorer for ``text``: the knowledge base's signals plus the votes of similar solved reports.
+
+    The :data:`~triage.similar.VOTERS` nearest solved reports vote; the best
+    :data:`~triage.similar.NEIGHBOURS` of them are the ones shown to the user.
+    """
     index = index if index is not None else similar_index()
-    neighbours = tuple(index.nearest(text, exclude=exclude)) if index is not None and text.strip() else ()
+    voters = tuple(index.nearest(text, k=VOTERS, exclude=exclude)) if index is not None and text.strip() else ()
     category_of = {cid: c.category.value for cid, c in kb.causes.items()}
-    tally = votes(neighbours, category_of)
     extra = {}
-    for cid, vote in tally.items():
-        label_of = [(nb, nb.record.label) for nb in neighbours]
-        backers = [nb for nb, lab in label_of if lab.cause_id == cid or lab.category == category_of[cid]]
-        extra[cid] = [_similar_items("en", len(backers), vote, max(nb.similarity for nb in backers))]
-    return Scorer(kb.causes, text, kb.anchors, extra, remedy_fixes(kb.causes, kb.remedies)), neighbours
+    for cid, vote in votes(voters, category_of).items():
+        backers = [
+            nb for nb in voters if category_of[cid] == nb.record.label.category or nb.record.label.cause_id == cid
+        ]
+        extra[cid] = [_similar_item(len(backers), len(voters), vote, max(nb.similarity for nb in backers))]
+    scorer = Scorer(kb.causes, text, kb.anchors, extra, remedy_fixes(kb.causes, kb.remedies))
+    return scorer, voters[:NEIGHBOURS]
 
 
 def analyse(

@@ -9,9 +9,10 @@ language-agnostic; BM25 ranks the same neighbours on reports this short, and
 an embedding model would be a download that the offline install cannot make
 (``corpus/README.md`` has the comparison).
 
-The neighbours become evidence for the engine: each cause the neighbours were
-resolved as gains log-odds in proportion to their similarity
-(:func:`evidence`), calibrated leave-one-out on the development split.
+The neighbours become evidence for the engine (:func:`votes`): the share of the
+most similar solved reports that ended in a cause's category (and as the cause
+itself) adds log-odds to it, weights chosen leave-one-out on the development
+split.
 """
 
 from __future__ import annotations
@@ -44,11 +45,17 @@ _STOP = frozenset(
     for word in line.split()
 )
 #: A neighbour counts only above this similarity.
-MIN_SIMILARITY = 0.12
-#: How many neighbours vote.
+MIN_SIMILARITY = 0.10
+#: How many neighbours are shown to the user.
 NEIGHBOURS = 5
-#: Log-odds per unit of similarity-weighted vote (calibrated leave-one-out on the dev split).
-VOTE_WEIGHT = 3.0
+#: How many neighbours vote (more than are shown: the vote is a share of their similarity).
+VOTERS = 10
+#: Log-odds for a cause when every voter was resolved as its category, and in proportion below that.
+CATEGORY_WEIGHT = 1.5
+#: Log-odds added when every voter was resolved as this very cause (knowledge id), in proportion.
+CAUSE_WEIGHT = 1.0
+# Both weights and VOTERS were chosen leave-one-out on the development split (bench/bench_accuracy.py,
+# corpus/README.md): a record never votes for itself and held-out records never vote.
 
 
 def terms(text: str) -> Counter[str]:
@@ -144,20 +151,29 @@ def _cached(key: str, n: int) -> tuple[dict[str, float], list[dict[str, float]]]
 
 
 def votes(neighbours: Sequence[Neighbour], category_of: Mapping[str, str]) -> dict[str, float]:
-    """Similarity-weighted votes per cause id: a neighbour resolved as a knowledge id votes for it;
-    one labelled with a category only votes, at half weight, for every cause of that category.
+    """Log-odds per cause id from the neighbours' resolutions.
+
+    Each voter's weight is its share of the voters' total similarity, so the
+    votes form the neighbours' estimate of how likely each category (and each
+    knowledge id) is for this report: a cause gains :data:`CATEGORY_WEIGHT`
+    times its category's share, plus :data:`CAUSE_WEIGHT` times the share of
+    voters resolved as this very cause.
     """
-    by_category: dict[str, list[str]] = {}
-    for cid, cat in category_of.items():
-        by_category.setdefault(cat, []).append(cid)
-    out: dict[str, float] = {}
-    for nb in neighbours:
-        if nb.record.scope != "in":
-            continue
+    voters = [nb for nb in neighbours if nb.record.scope == "in"]
+    total = sum(nb.similarity for nb in voters)
+    if total <= 0:
+        return {}
+    by_category: dict[str, float] = {}
+    by_cause: dict[str, float] = {}
+    for nb in voters:
+        share = nb.similarity / total
         label = nb.record.label
-        if label.cause_id and label.cause_id in category_of:
-            out[label.cause_id] = out.get(label.cause_id, 0.0) + nb.similarity
-        else:
-            for cid in by_category.get(label.category, ()):
-                out[cid] = out.get(cid, 0.0) + nb.similarity / 2
+        by_category[label.category] = by_category.get(label.category, 0.0) + share
+        if label.cause_id:
+            by_cause[label.cause_id] = by_cause.get(label.cause_id, 0.0) + share
+    out: dict[str, float] = {}
+    for cid, cat in category_of.items():
+        vote = CATEGORY_WEIGHT * by_category.get(cat, 0.0) + CAUSE_WEIGHT * by_cause.get(cid, 0.0)
+        if vote > 0:
+            out[cid] = round(vote, 3)
     return out
