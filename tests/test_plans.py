@@ -320,7 +320,12 @@ def test_sharding_a_one_gpu_run_says_it_needs_more_gpus(kb):
     facts = ["model_name=llama-2-7b", "gpu_name=3090", "max_length=1024", "batch_size=2", "finetune_method=full"]
     _, data = diagnose(kb, facts, symptom="CUDA out of memory, full fine-tune, zero stage too low")
     zero3 = next(r for r in data["remedies"] if r["id"] == "deepspeed-zero3")
-    assert {"fact": "gpu_count", "before": 1, "after": 2} in zero3["outcome"]["changes"]
+    assert {"fact": "gpu_count", "before": 1, "after": 2, "assumed": True} in zero3["outcome"]["changes"]
+    # the GPU count is the estimator's assumption, and the label says so (never silently 2 GPUs)
+    assert "gpu_count 1 → 2 (assumed: say --fact gpu_count=N)" in zero3["outcome"]["label"]
+    _, zh = diagnose(kb, facts, symptom="CUDA out of memory, full fine-tune, zero stage too low", lang="zh")
+    zero3_zh = next(r for r in zh["remedies"] if r["id"] == "deepspeed-zero3")
+    assert "gpu_count 1 → 2（假设值：请用 --fact gpu_count=N 说明）" in zero3_zh["outcome"]["label"]
 
 
 def test_the_tui_what_if_does_not_size_dynamic_padding_without_lengths(kb):

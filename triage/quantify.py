@@ -35,7 +35,7 @@ from triage.estimate import (
 )
 from triage.estimate.alternatives import Alternative, alternatives
 from triage.estimate.changes import MODELED
-from triage.facts import FactSet
+from triage.facts import Fact, FactSet, Source
 from triage.kb.models import FactSpec, Remedy
 
 #: Estimator errors that mean "not enough is known", never a crash.
@@ -155,6 +155,39 @@ def unlocking_upgrades(facts: FactSet, remedy: Remedy) -> dict[str, str]:
     return out
 
 
+def unlock(facts: FactSet, remedy: Remedy) -> dict[str, str]:
+    """The upgrades that make ``remedy`` applicable, as fact changes (``{"transformers_version": "4.36.0"}``);
+    empty unless unmet ``>=`` version requirements are all that keep it from the run (a failing
+    prerequisite, another unmet specifier or a change the run already has is not cured by upgrading).
+
+    Every unmet requirement counts here, modelled by the estimator or not (``torch_version`` too):
+    the user has to install all of them.
+    """
+    if remedy_status(remedy, facts)[0] is not False:
+        return {}
+    upgrades: dict[str, str] = {}
+    for req in remedy.requires:
+        name = version_fact(req.package)
+        have = facts.value(name)
+        if have is None or version_in(str(have), req.specifier):
+            continue
+        clauses = [c.strip() for c in req.specifier.split(",") if c.strip()]
+        if len(clauses) != 1 or not clauses[0].startswith(">=") or clauses[0].startswith(">=="):
+            return {}
+        upgrades[name] = clauses[0][2:].strip()
+    if not upgrades:
+        return {}
+    source = Source("derived", excerpt="an upgrade that unlocks " + remedy.id)
+    upgraded = facts.with_facts(Fact(name, version, source) for name, version in upgrades.items())
+    return upgrades if remedy_status(remedy, upgraded)[0] is not False else {}
+
+
+def unlocked(remedy: Remedy, upgrades: Mapping[str, str]) -> Remedy:
+    """``remedy`` with the upgrades that unlock it among its changes: the planner prices the upgrade
+    (:func:`triage.estimate.planner.remedy_cost`) and the plan's step lists it."""
+    return remedy.model_copy(update={"changes": {**upgrades, **remedy.changes}})
+
+
 def outcome(facts: FactSet, est: Estimate, remedy: Remedy) -> Outcome | None:
     """``remedy`` applied alone to the run (None when it changes nothing modelled or cannot be applied).
 
@@ -229,8 +262,9 @@ def plan_candidates(diagnosis: Diagnosis, library: Iterable[Remedy] = ()) -> lis
     """What the planner may combine: the diagnosis' applicable remedies, then every general lever of
     ``library`` (the knowledge base's remedies) that is not known not to apply.
 
-    A remedy the run already has, or whose requirement fails, is never a candidate; two remedies
-    making the same change count once.
+    A remedy the run already has, or whose prerequisite fails, is never a candidate; one that only
+    a newer library keeps from the run is a candidate with the upgrade among its changes
+    (:func:`unlock`); two remedies making the same change count once.
     """
     facts = diagnosis.session.facts
     out: list[Remedy] = []
@@ -245,11 +279,15 @@ def plan_candidates(diagnosis: Diagnosis, library: Iterable[Remedy] = ()) -> lis
     for rr in diagnosis.remedies:
         if rr.applicable is not False and rr.remedy.changes:
             add(rr.remedy)
+        elif rr.remedy.changes and (upgrades := unlock(facts, rr.remedy)):
+            add(unlocked(rr.remedy, upgrades))
     for remedy in sorted(library, key=lambda r: r.id):
         if not remedy.changes or not set(remedy.changes) <= LEVERS:
             continue
         if remedy_status(remedy, facts)[0] is not False:
             add(remedy)
+        elif upgrades := unlock(facts, remedy):
+            add(unlocked(remedy, upgrades))
     return out
 
 

@@ -210,6 +210,9 @@ class Target:
     fact: str
     before: Any
     after: Any
+    assumed: bool = False
+    """The new value is the estimator's assumption, not the change's: ``gpu_count`` 1 -> 2 when a one-GPU
+    run is sharded and the GPU count is not known (the label says so, and ``--fact gpu_count=N`` changes it)."""
 
 
 def _run_value(est: Estimate, fact: str, values: Mapping[str, Any]) -> Any:
@@ -260,13 +263,14 @@ def targets(
     for implied in ("grad_accum", "finetune_method", "distributed", "gpu_count"):
         if implied not in names:
             names.append(implied)
+    assumed_after = {a.fact for a in after.assumptions} - set(changes)
     out = []
     for fact in names:
         if fact == "gc_active" and "gradient_checkpointing" in names:
             continue
         old, new = _run_value(before, fact, values), _run_value(after, fact, after_values)
         if old != new:
-            out.append(Target(fact, old, new))
+            out.append(Target(fact, old, new, fact in assumed_after))
     return tuple(out)
 
 

@@ -52,14 +52,25 @@ if TYPE_CHECKING:
     from triage.facts import FactSet
 
 
-def _notes(run: Run) -> list[str]:
-    """What the estimate ignores or cannot honour."""
+def _notes(run: Run) -> list[tuple[str, str]]:
+    """What the estimate ignores or cannot honour, in English and Chinese."""
     notes = []
     unknown = unknown_targets(run)
     if run.lora and unknown:
-        notes.append(f"lora_target_modules {', '.join(sorted(unknown))} are not modules of {run.arch.name}; ignored")
+        names = ", ".join(sorted(unknown))
+        notes.append(
+            (
+                f"lora_target_modules {names} are not modules of {run.arch.name}; ignored",
+                f"lora_target_modules 中的 {names} 不是 {run.arch.name} 的模块；已忽略",
+            )
+        )
     if run.optimizer_in_backward and run.grad_accum > 1:
-        notes.append("optimizer-in-backward cannot be combined with gradient accumulation")
+        notes.append(
+            (
+                "optimizer-in-backward cannot be combined with gradient accumulation",
+                "optimizer-in-backward 不能和梯度累积一起用",
+            )
+        )
     return notes
 
 
@@ -88,6 +99,7 @@ def estimate_run(run: Run) -> Estimate:
         phases.append(generation_phase(sizes))
     peak = peak_phase(run, phases)
     band = device_band(run, peak.total, sizes["weights"].bytes)
+    notes = _notes(run)
     return Estimate(
         run=run,
         sizes=sizes,
@@ -97,7 +109,8 @@ def estimate_run(run: Run) -> Estimate:
         capacity_bytes=run.capacity_bytes,
         fits=None if run.capacity_bytes is None else band.expected <= run.capacity_bytes,
         tensors=large_tensors(ctx, sizes),
-        notes=tuple(_notes(run)),
+        notes=tuple(en for en, _ in notes),
+        notes_zh=tuple(zh for _, zh in notes),
     )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from triage.estimate.estimator import Estimate, estimate
-from triage.estimate.run import as_int, fact_values
+from triage.estimate.run import as_int, fact_values, in_lang
 
 if TYPE_CHECKING:
     from triage.facts import FactSet
@@ -39,6 +39,24 @@ DESCRIPTIONS = {
     "generation_logits": "the fp32 logits of generate()'s prefill",
 }
 
+#: :data:`DESCRIPTIONS` in Chinese.
+DESCRIPTIONS_ZH = {
+    "logits_fp32": "loss 中 logits 的 fp32 拷贝（b·s·V·4）：大词表带来的尖峰",
+    "logits_fp32_shifted": "旧版 transformers 的 loss 中移位后的 fp32 logits（b·(s-1)·V·4）",
+    "logits": "模型 dtype 下的 logits（b·s·V）",
+    "mlp_activation": "一层的 MLP 激活（b·s·intermediate）",
+    "mlp_activation_fp32": "一层的 fp32 MLP 激活",
+    "hidden_states_fp32": "hidden states 的 fp32 拷贝（b·s·h·4）",
+    "optimizer_state_tensor": "第一次优化器更新时分配的优化器状态张量",
+    "largest_gradient": "最大的可训练参数的梯度",
+    "foreach_temporary": "foreach 优化器更新的临时张量（与全部优化器状态一样大）",
+    "attention_scores_fp32": "eager attention 的 fp32 softmax（b·heads·s²·4）",
+    "attention_scores": "模型 dtype 下的 eager attention 分数（b·heads·s²）",
+    "eval_logits_step": "正在显卡上累积的一个评估 batch 的 logits",
+    "kv_cache_step": "增长一个 token 的 KV 缓存",
+    "generation_logits": "generate() prefill 的 fp32 logits",
+}
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -47,6 +65,10 @@ class Candidate:
     ratio: float
     """requested / predicted."""
     description: str
+    description_zh: str = ""
+
+    def description_in(self, lang: str) -> str:
+        return in_lang(self.description, self.description_zh, lang)
 
 
 @dataclass(frozen=True)
@@ -79,7 +101,11 @@ def fingerprint(facts: FactSet | Mapping[str, Any], est: Estimate | None = None)
         if size <= 0:
             continue
         predicted = _round_alloc(size)
-        cands.append(Candidate(name, predicted, requested / predicted, DESCRIPTIONS.get(name, name)))
+        cands.append(
+            Candidate(
+                name, predicted, requested / predicted, DESCRIPTIONS.get(name, name), DESCRIPTIONS_ZH.get(name, name)
+            )
+        )
     cands.sort(key=lambda c: abs(math.log(c.ratio)))
     if not cands:
         return Fingerprint(requested, None, "none", ())

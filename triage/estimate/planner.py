@@ -3,7 +3,9 @@
 The caller passes the remedies that apply (prerequisites and required versions already
 checked); the planner respects ``conflicts`` (either direction) and never combines two
 remedies that set the same fact to different values. Cost of a remedy = speed level +
-20 x quality level (none 0, low 1, medium 2, high 4) + 0.25 per remedy: a change that
+20 x quality level (none 0, low 1, medium 2, high 4) + 0.25 per remedy + 1.5 per library it
+upgrades (a ``*_version`` change: a remedy that only a newer transformers unlocks is offered
+with the upgrade, which costs more than a flag but no quality): a change that
 costs no quality (a smaller micro-batch with more accumulation, checkpointing, SDPA, a
 fused loss) always comes before one that changes the result (a shorter max_length, LoRA
 instead of a full fine-tune, 4-bit), however slow; among equals fewer and faster changes
@@ -33,8 +35,14 @@ DEFAULT_HEADROOM = 0.05
 
 
 def remedy_cost(remedy: Remedy) -> float:
-    """The planner's cost of one remedy."""
-    return LEVEL[remedy.cost.speed] + QUALITY_WEIGHT * LEVEL[remedy.cost.quality] + 0.25
+    """The planner's cost of one remedy (an upgrade it needs included)."""
+    upgrades = sum(1 for fact in remedy.changes if fact.endswith("_version"))
+    return LEVEL[remedy.cost.speed] + QUALITY_WEIGHT * LEVEL[remedy.cost.quality] + 0.25 + UPGRADE_COST * upgrades
+
+
+#: What upgrading one library adds to a remedy's cost: more than flipping a flag (0.25), far less than
+#: any change that costs quality (20 and up).
+UPGRADE_COST = 1.5
 
 
 #: A quality level outweighs any speed cost of up to four remedies (4 x high = 16).

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from triage.estimate.run import Assumption, Run
+from triage.estimate.run import Assumption, Run, in_lang
 
 GiB = 1024**3
 MiB = 1024**2
@@ -20,10 +20,16 @@ class Component:
     name: str
     bytes: int
     formula: str
+    formula_zh: str = ""
+    """The formula in Chinese (the same numbers; empty only in stand-ins built by tests)."""
 
     @property
     def gib(self) -> float:
         return self.bytes / GiB
+
+    def formula_in(self, lang: str) -> str:
+        """The formula in ``lang`` (``zh`` or ``en``)."""
+        return in_lang(self.formula, self.formula_zh, lang)
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,11 @@ class Phase:
     """backward, optimizer, evaluation or generation (the values of the ``phase`` fact)."""
     detail: str
     components: Mapping[str, int]
+    detail_zh: str = ""
+    """The moment in Chinese."""
+
+    def detail_in(self, lang: str) -> str:
+        return in_lang(self.detail, self.detail_zh, lang)
 
     @property
     def total(self) -> int:
@@ -49,6 +60,10 @@ class BandItem:
     expected: int
     high: int
     why: str
+    why_zh: str = ""
+
+    def why_in(self, lang: str) -> str:
+        return in_lang(self.why, self.why_zh, lang)
 
 
 @dataclass(frozen=True)
@@ -77,6 +92,11 @@ class Estimate:
     tensors: Mapping[str, int] = field(default_factory=dict)
     """Single large tensors the run allocates (for the OOM fingerprint)."""
     notes: tuple[str, ...] = ()
+    notes_zh: tuple[str, ...] = ()
+    """``notes`` in Chinese, one for one."""
+
+    def notes_in(self, lang: str) -> tuple[str, ...]:
+        return self.notes_zh if lang == "zh" and len(self.notes_zh) == len(self.notes) else self.notes
 
     @property
     def verdict(self) -> str:
@@ -122,8 +142,9 @@ class Estimate:
     def weights_bytes(self) -> int:
         return self.sizes["weights"].bytes
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``triage estimate --format json`` contract."""
+    def to_json(self, lang: str = "en") -> dict[str, Any]:
+        """The ``triage estimate --format json`` contract; its texts (detail, formulas, reasons, notes) in ``lang``,
+        its keys and values (phase names, component names, facts, verdicts) the same in every language."""
 
         def gib(n: int) -> float:
             return round(n / GiB, 3)
@@ -133,7 +154,7 @@ class Estimate:
             "gpu": self.run.gpu.name if self.run.gpu else None,
             "peak_allocated_gib": gib(self.peak_bytes),
             "peak_phase": self.peak_phase,
-            "peak_detail": self.peak.detail,
+            "peak_detail": self.peak.detail_in(lang),
             "device_total_gib": {
                 "low": gib(self.device_total.low),
                 "expected": gib(self.device_total.expected),
@@ -145,16 +166,16 @@ class Estimate:
                     "low_gib": gib(i.low),
                     "expected_gib": gib(i.expected),
                     "high_gib": gib(i.high),
-                    "why": i.why,
+                    "why": i.why_in(lang),
                 }
                 for i in self.device_total.items
             ],
             "components": {k: gib(v) for k, v in self.components.items()},
-            "formulas": {k: self.sizes[k].formula for k in self.components if k in self.sizes},
+            "formulas": {k: self.sizes[k].formula_in(lang) for k in self.components if k in self.sizes},
             "phases": {f"{p.name}:{p.detail}": gib(p.total) for p in self.phases},
             "fits": self.fits,
             "verdict": self.verdict,
             "gpu_capacity_gib": gib(self.capacity_bytes) if self.capacity_bytes else None,
-            "assumptions": [a.to_json() for a in self.assumptions],
-            "notes": list(self.notes),
+            "assumptions": [a.to_json(lang) for a in self.assumptions],
+            "notes": list(self.notes_in(lang)),
         }

@@ -43,9 +43,20 @@ class Assumption:
     fact: str
     value: object
     reason: str
+    reason_zh: str
+    """The reason in Chinese."""
 
-    def to_json(self) -> dict[str, object]:
-        return {"fact": self.fact, "value": self.value, "reason": self.reason}
+    def reason_in(self, lang: str) -> str:
+        """The reason in ``lang`` (``zh`` or ``en``)."""
+        return in_lang(self.reason, self.reason_zh, lang)
+
+    def to_json(self, lang: str = "en") -> dict[str, object]:
+        return {"fact": self.fact, "value": self.value, "reason": self.reason_in(lang)}
+
+
+def in_lang(en: str, zh: str, lang: str) -> str:
+    """``zh`` when the language is Chinese and there is one, else ``en``: the estimator's texts come in pairs."""
+    return zh if lang == "zh" and zh else en
 
 
 DTYPES = ("fp32", "fp16", "bf16")
@@ -230,15 +241,31 @@ def _version(value: Any) -> Version | None:
         return None
 
 
-def default_optimizer(tf: Version | None) -> tuple[str, str]:
-    """HF Trainer's default ``optim`` for a transformers version, and why."""
+def default_optimizer(tf: Version | None) -> tuple[str, str, str]:
+    """HF Trainer's default ``optim`` for a transformers version, and why (in English and Chinese)."""
     if tf is None:
-        return "adamw_torch", "HF Trainer default since transformers 4.32 (PR #25109); transformers version unknown"
+        return (
+            "adamw_torch",
+            "HF Trainer default since transformers 4.32 (PR #25109); transformers version unknown",
+            "transformers 4.32 起 HF Trainer 的默认值（PR #25109）；transformers 版本未知",
+        )
     if tf < Version("4.32.0"):
-        return _OPTIMIZERS_4_31, "HF Trainer default before transformers 4.32"
+        return (
+            _OPTIMIZERS_4_31,
+            "HF Trainer default before transformers 4.32",
+            "transformers 4.32 之前 HF Trainer 的默认值",
+        )
     if tf >= Version("4.56.0"):
-        return "adamw_torch_fused", "HF Trainer default in recent transformers (fused AdamW on torch >= 2.8)"
-    return "adamw_torch", "HF Trainer default since transformers 4.32 (PR #25109)"
+        return (
+            "adamw_torch_fused",
+            "HF Trainer default in recent transformers (fused AdamW on torch >= 2.8)",
+            "较新 transformers 中 HF Trainer 的默认值（torch >= 2.8 时为 fused AdamW）",
+        )
+    return (
+        "adamw_torch",
+        "HF Trainer default since transformers 4.32 (PR #25109)",
+        "transformers 4.32 起 HF Trainer 的默认值（PR #25109）",
+    )
 
 
 def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, notes: list[Assumption]) -> Architecture:
@@ -263,6 +290,8 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, n
                         arch.name,
                         f"{values['model_name']!r} is not a bundled preset; sized as the Llama-family "
                         f"preset closest to {values['model_params_b']}B parameters",
+                        f"{values['model_name']!r} 不是内置预设；按参数量最接近 {values['model_params_b']}B 的 "
+                        "Llama 系列预设估算",
                     )
                 )
             else:
@@ -277,6 +306,7 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, n
                 "model_name",
                 arch.name,
                 f"model unknown; sized as the Llama-family preset closest to {values['model_params_b']}B parameters",
+                f"模型未知；按参数量最接近 {values['model_params_b']}B 的 Llama 系列预设估算",
             )
         )
     if arch is None:
@@ -307,22 +337,24 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, n
                 "architecture",
                 "llama-like",
                 "built from dimension facts: a Llama-style decoder (SwiGLU MLP, RMSNorm, untied embeddings)",
+                "由给出的维度构建：Llama 式解码器（SwiGLU MLP、RMSNorm、输入输出嵌入不共享）",
             )
         )
         return arch
     return with_dims(arch, dims)
 
 
-def _assume(notes: list[Assumption], fact: str, value: T, reason: str) -> T:
-    """Record that ``fact`` takes ``value`` without the facts saying so, and return the value."""
-    notes.append(Assumption(fact, value, reason))
+def _assume(notes: list[Assumption], fact: str, value: T, reason: str, reason_zh: str) -> T:
+    """Record that ``fact`` takes ``value`` without the facts saying so (and why, in English and Chinese),
+    and return the value."""
+    notes.append(Assumption(fact, value, reason, reason_zh))
     return value
 
 
 def _assume_default(notes: list[Assumption], fact: str) -> Any:
     """Record and return ``fact``'s default from the table (:mod:`triage.estimate.defaults`)."""
     taken = DEFAULTS[fact]
-    return _assume(notes, fact, taken.value, taken.reason)
+    return _assume(notes, fact, taken.value, taken.reason, taken.reason_zh)
 
 
 @dataclass(frozen=True)
@@ -336,7 +368,14 @@ def _read_device(v: Mapping[str, Any], notes: list[Assumption]) -> _Device:
     """The GPU, the bytes PyTorch can use on it, and its compute capability."""
     gpu = find_gpu(str(v["gpu_name"])) if v.get("gpu_name") else None
     if v.get("gpu_name") and gpu is None:
-        notes.append(Assumption("gpu_name", v["gpu_name"], "not a bundled GPU preset; give gpu_memory_bytes"))
+        notes.append(
+            Assumption(
+                "gpu_name",
+                v["gpu_name"],
+                "not a bundled GPU preset; give gpu_memory_bytes",
+                "不是内置的显卡预设；请给出 gpu_memory_bytes",
+            )
+        )
     capacity: int | None = None
     if v.get("gpu_memory_bytes"):
         # gpu_memory_bytes is the card's total (nvidia-smi); PyTorch can use a little less
@@ -369,9 +408,15 @@ def _read_quantization(v: Mapping[str, Any]) -> str:
 
 def _default_method(v: Mapping[str, Any], quant: str, notes: list[Assumption]) -> str:
     if quant == "4bit":
-        return _assume(notes, "finetune_method", "qlora", "the base is loaded in 4-bit, so LoRA on top (QLoRA)")
+        return _assume(
+            notes,
+            "finetune_method",
+            "qlora",
+            "the base is loaded in 4-bit, so LoRA on top (QLoRA)",
+            "基座以 4-bit 加载，所以在其上做 LoRA（即 QLoRA）",
+        )
     if quant == "8bit" or v.get("lora_r") or v.get("lora_target_modules"):
-        return _assume(notes, "finetune_method", "lora", "LoRA settings are given")
+        return _assume(notes, "finetune_method", "lora", "LoRA settings are given", "给出了 LoRA 的设置")
     return str(_assume_default(notes, "finetune_method"))
 
 
@@ -381,9 +426,15 @@ def _read_method(v: Mapping[str, Any], quant: str, notes: list[Assumption]) -> t
     if method not in ("full", "lora", "qlora", "freeze"):
         raise RunError(f"finetune_method must be full, lora, qlora or freeze; got {method!r}")
     if method == "qlora" and quant == "none" and "quantization" not in v:
-        quant = _assume(notes, "quantization", "4bit", "QLoRA means a 4-bit base")
+        quant = _assume(notes, "quantization", "4bit", "QLoRA means a 4-bit base", "QLoRA 意味着 4-bit 基座")
     if quant != "none" and method == "full":
-        method = _assume(notes, "finetune_method", "lora", "a quantized base cannot be fully fine-tuned; LoRA assumed")
+        method = _assume(
+            notes,
+            "finetune_method",
+            "lora",
+            "a quantized base cannot be fully fine-tuned; LoRA assumed",
+            "量化后的基座不能全参数微调；按 LoRA 估算",
+        )
     if method == "qlora" and quant == "none":
         method = "lora"
     return method, quant
@@ -395,12 +446,24 @@ def _read_weight_dtype(
     """The dtype the weights are loaded in (transformers' own default when not given)."""
     given = v.get("torch_dtype")
     if given and str(given).lower() == "auto":
-        return _assume(notes, "torch_dtype", a.dtype, "torch_dtype='auto' loads the checkpoint's own dtype")
+        return _assume(
+            notes,
+            "torch_dtype",
+            a.dtype,
+            "torch_dtype='auto' loads the checkpoint's own dtype",
+            "torch_dtype='auto' 按 checkpoint 自身的 dtype 加载",
+        )
     wd = as_dtype(given) if given else None
     if wd is not None:
         return wd
     if tf is not None and tf >= Version("5.0.0"):
-        return _assume(notes, "torch_dtype", a.dtype, "transformers 5 loads the checkpoint's dtype by default")
+        return _assume(
+            notes,
+            "torch_dtype",
+            a.dtype,
+            "transformers 5 loads the checkpoint's dtype by default",
+            "transformers 5 默认按 checkpoint 的 dtype 加载",
+        )
     guess = "bf16" if cc is None or cc >= 8.0 else "fp16"
     if mp in ("fp16", "bf16"):
         guess = mp
@@ -410,6 +473,8 @@ def _read_weight_dtype(
         guess,
         "not given; assumed 16-bit. If from_pretrained gets no torch_dtype, "
         "transformers < 5 loads fp32 and the weights double: say torch_dtype=fp32",
+        "未给出；按 16 位估算。如果 from_pretrained 没有传 torch_dtype，transformers < 5 会以 fp32 加载，"
+        "权重显存翻倍：这种情况请给出 torch_dtype=fp32",
     )
 
 
@@ -420,7 +485,7 @@ def _read_dtypes(
     mp = str(v.get("mixed_precision", "")).lower() or None
     wd = _read_weight_dtype(v, a, tf, cc, mp, notes)
     if mp in (None, "", "none"):
-        mp = _assume(notes, "mixed_precision", "no", "not given; no autocast")
+        mp = _assume(notes, "mixed_precision", "no", "not given; no autocast", "未给出；按不使用 autocast 估算")
     compute = wd if mp == "no" else ("bf16" if mp == "bf16" else "fp16")
     if quant != "none" and wd == "fp32":
         compute = "fp16" if mp != "bf16" else "bf16"
@@ -450,7 +515,13 @@ def _read_targets(v: Mapping[str, Any], a: Architecture, lora: bool, notes: list
     if raw is None:
         targets = DEFAULT_LORA_TARGETS[a.layout]
         if lora:
-            _assume(notes, "lora_target_modules", ",".join(targets), f"peft's default for {a.family or a.layout}")
+            _assume(
+                notes,
+                "lora_target_modules",
+                ",".join(targets),
+                f"peft's default for {a.family or a.layout}",
+                f"peft 对 {a.family or a.layout} 的默认值",
+            )
         return targets
     targets = split_modules(raw)
     if any(t.lower() in ("all-linear", "all_linear", "all") for t in targets):
@@ -473,7 +544,11 @@ def _read_adapter(v: Mapping[str, Any], a: Architecture, method: str, quant: str
         prepare = quant != "none"
         if prepare:
             _assume(
-                notes, "prepare_kbit_training", True, "the usual QLoRA recipe calls prepare_model_for_kbit_training"
+                notes,
+                "prepare_kbit_training",
+                True,
+                "the usual QLoRA recipe calls prepare_model_for_kbit_training",
+                "常见的 QLoRA 流程会调用 prepare_model_for_kbit_training",
             )
     return _Adapter(r, tuple(targets), dropout, mts, prepare)
 
@@ -511,9 +586,17 @@ def _read_checkpointing(v: Mapping[str, Any], prepare_kbit: bool, notes: list[As
     if v.get("gc_active") is not None:
         return as_bool(v["gc_active"], "gc_active")
     if prepare_kbit:
-        return _assume(notes, "gradient_checkpointing", True, "prepare_model_for_kbit_training turns it on by default")
+        return _assume(
+            notes,
+            "gradient_checkpointing",
+            True,
+            "prepare_model_for_kbit_training turns it on by default",
+            "prepare_model_for_kbit_training 默认会开启它",
+        )
     if str(v.get("framework", "")) == "llama_factory":
-        return _assume(notes, "gradient_checkpointing", True, "LLaMA-Factory turns it on by default")
+        return _assume(
+            notes, "gradient_checkpointing", True, "LLaMA-Factory turns it on by default", "LLaMA-Factory 默认开启"
+        )
     return bool(_assume_default(notes, "gradient_checkpointing"))
 
 
@@ -533,18 +616,36 @@ def _read_attention(v: Mapping[str, Any], a: Architecture, tf: Version | None, n
             raise RunError(f"attn_implementation must be eager, sdpa, flash_attention_2 or xformers; got {attn!r}")
         return attn
     if a.default_attn:
-        return _assume(notes, "attn_implementation", a.default_attn, f"transformers' recommendation for {a.family}")
+        return _assume(
+            notes,
+            "attn_implementation",
+            a.default_attn,
+            f"transformers' recommendation for {a.family}",
+            f"transformers 对 {a.family} 的推荐",
+        )
     if tf is not None and tf < Version("4.36.0"):
-        return _assume(notes, "attn_implementation", "eager", "transformers < 4.36 has no SDPA path")
-    return _assume(notes, "attn_implementation", "sdpa", "transformers >= 4.36 default (torch >= 2.1.1)")
+        return _assume(
+            notes,
+            "attn_implementation",
+            "eager",
+            "transformers < 4.36 has no SDPA path",
+            "transformers < 4.36 没有 SDPA",
+        )
+    return _assume(
+        notes,
+        "attn_implementation",
+        "sdpa",
+        "transformers >= 4.36 default (torch >= 2.1.1)",
+        "transformers >= 4.36 的默认值（torch >= 2.1.1）",
+    )
 
 
 def _read_optimizer(v: Mapping[str, Any], tf: Version | None, notes: list[Assumption]) -> str:
     if v.get("optimizer"):
         optimizer = str(v["optimizer"]).strip().lower()
     else:
-        name, why = default_optimizer(tf)
-        optimizer = _assume(notes, "optimizer", name, why)
+        name, why, why_zh = default_optimizer(tf)
+        optimizer = _assume(notes, "optimizer", name, why, why_zh)
     optimizer_spec(optimizer)  # raises on unknown names
     return optimizer
 
@@ -605,13 +706,26 @@ def _read_distribution(v: Mapping[str, Any], notes: list[Assumption]) -> _Distri
             "distributed",
             "deepspeed",
             "ZeRO stage or offload given, so DeepSpeed (ZeRO-Offload also runs on one GPU)",
+            "给出了 ZeRO stage 或 offload，所以是 DeepSpeed（ZeRO-Offload 单卡也能用）",
         )
     if dist in ("none", "ddp", "model_parallel"):
         zero = 0
     elif zero is None and dist == "deepspeed":
-        zero = _assume(notes, "zero_stage", 2, "DeepSpeed without a stage given; ZeRO-2 is the most common config")
+        zero = _assume(
+            notes,
+            "zero_stage",
+            2,
+            "DeepSpeed without a stage given; ZeRO-2 is the most common config",
+            "用了 DeepSpeed 但没有给出 stage；ZeRO-2 是最常见的配置",
+        )
     elif zero is None:
-        zero = _assume(notes, "zero_stage", 3, "FSDP FULL_SHARD (the default sharding strategy), sized like ZeRO-3")
+        zero = _assume(
+            notes,
+            "zero_stage",
+            3,
+            "FSDP FULL_SHARD (the default sharding strategy), sized like ZeRO-3",
+            "FSDP FULL_SHARD（默认的分片策略），按 ZeRO-3 估算",
+        )
     count = as_int(v["gpu_count"], "gpu_count", 1) if v.get("gpu_count") else None
     if count is None:
         count = 1 if dist == "none" else int(_assume_default(notes, "gpu_count"))
@@ -648,6 +762,8 @@ def _read_bnb_version(v: Mapping[str, Any], quant: str, notes: list[Assumption])
             ">= 0.43.2",
             "not given; sized as a current release. bitsandbytes 0.39.0-0.43.1 keeps every 4-bit layer's "
             "input for backward (more activation memory): say bitsandbytes_version",
+            "未给出；按当前版本估算。bitsandbytes 0.39.0-0.43.1 会为反向传播保留每个 4-bit 层的输入"
+            "（激活显存更多）：请给出 bitsandbytes_version",
         )
     return version
 
@@ -685,11 +801,15 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
             compute_dtype,
             f"DeepSpeed's {compute_dtype} mode casts the weights to {compute_dtype}; the fp32 master copy "
             "is in the optimizer",
+            f"DeepSpeed 的 {compute_dtype} 模式会把权重转成 {compute_dtype}；fp32 主副本在优化器里",
         )
     if attn == "flash_attention_2" and device.capability is not None and device.capability < 8.0:
         notes.append(
             Assumption(
-                "attn_implementation", attn, "FlashAttention-2 needs compute capability >= 8.0; this GPU cannot run it"
+                "attn_implementation",
+                attn,
+                "FlashAttention-2 needs compute capability >= 8.0; this GPU cannot run it",
+                "FlashAttention-2 需要计算能力 >= 8.0；这块显卡跑不了",
             )
         )
     return Run(

@@ -18,12 +18,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from triage import __version__
+from triage.engine.conditions import evaluate, version_in
 from triage.engine.diagnose import Diagnosis, RankedCause
-from triage.engine.scoring import Item
+from triage.engine.scoring import Item, version_fact
 from triage.estimate import Target
+from triage.facts import FactSet
 from triage.kb.loader import KnowledgeBase
-from triage.quantify import Memory, Outcome
-from triage.render.labels import alternative_label, changes_label, doubt_label, outcome_label, saving_kind
+from triage.kb.models import RELATIVE_CHANGES, Remedy
+from triage.quantify import Memory, Outcome, unlock
+from triage.render.labels import (
+    alternative_label,
+    changes_label,
+    doubt_label,
+    outcome_label,
+    saving_kind,
+    unlock_label,
+)
+from triage.render.strings import t
 from triage.render.version import SCHEMA_VERSION
 from triage.similar import Neighbour
 
@@ -74,8 +85,46 @@ def _scalar(value: object) -> bool | int | float | str | None:
 
 
 def changes_json(targets: tuple[Target, ...]) -> list[dict[str, Any]]:
-    """The settings a change moves, as ``{fact, before, after}``."""
-    return [{"fact": c.fact, "before": _scalar(c.before), "after": _scalar(c.after)} for c in targets]
+    """The settings a change moves, as ``{fact, before, after}`` (``assumed`` when the new value is the
+    estimator's assumption rather than the change's, as the GPU count of a sharded one-GPU run)."""
+    out: list[dict[str, Any]] = []
+    for c in targets:
+        out.append({"fact": c.fact, "before": _scalar(c.before), "after": _scalar(c.after)})
+        if c.assumed:
+            out[-1]["assumed"] = True
+    return out
+
+
+def blockers(remedy: Remedy, facts: FactSet, lang: str) -> list[str]:
+    """Why ``remedy`` does not apply to the run, in ``lang``: the same reasons, in the same order, as the
+    engine's (:func:`triage.engine.diagnose.remedy_status`, which says them in English)."""
+    out: list[str] = []
+    for req in remedy.requires:
+        have = facts.value(version_fact(req.package))
+        if have is not None and not version_in(str(have), req.specifier):
+            out.append(t("blocker_version", lang).format(package=req.package, specifier=req.specifier, have=have))
+    for pre in remedy.prerequisites:
+        if evaluate(pre.test, facts) is False:
+            out.append(pre.label.get(lang) if pre.label else t("blocker_prerequisite", lang))
+    said: list[str] = []
+    for name, value in remedy.changes.items():
+        have = facts.value(name)
+        relative = isinstance(value, str) and value in RELATIVE_CHANGES.get(name, frozenset())
+        if have is None or relative or str(have).lower() != str(value).lower():
+            said = []
+            break
+        said.append(f"{name}={have}")
+    if said:
+        out.append(t("blocker_already", lang).format(what=", ".join(said)))
+    return out
+
+
+def unlock_json(remedy: Remedy, facts: FactSet) -> list[dict[str, Any]]:
+    """The upgrades that would make ``remedy`` apply (empty when it applies, or an upgrade would not do)."""
+    return [
+        {"package": name.removesuffix("_version"), "have": str(facts.value(name)), "version": version}
+        for name, version in unlock(facts, remedy).items()
+    ]
 
 
 def outcome_dict(outcome: Outcome, lang: str, fitted_before: bool | None) -> dict[str, Any]:
@@ -96,13 +145,13 @@ def memory_dict(memory: Memory | None, lang: str = "en") -> dict[str, Any]:
     if memory is None or memory.estimate is None:
         return {"estimated": False, "missing": memory.missing if memory else "no estimate was requested"}
     est = memory.estimate
-    out: dict[str, Any] = {"estimated": True, **est.to_json()}
+    out: dict[str, Any] = {"estimated": True, **est.to_json(lang)}
     out["gpu_capacity_gib"] = _gib(est.capacity_bytes)
     out["fits"] = est.fits
     if memory.plan is not None:
         p = memory.plan
         out["plan"] = {
-            "steps": [_plan_step(s, est, lang) for s in p.steps],
+            "steps": [_plan_step(s, lang) for s in p.steps],
             "fits": p.fits,
             "device_total_after_gib": _gib(p.after.device_total.expected),
             "target_gib": _gib(p.target_bytes),
@@ -122,14 +171,15 @@ def memory_dict(memory: Memory | None, lang: str = "en") -> dict[str, Any]:
             "requested_gib": _gib(fp.requested_bytes),
             "best": None
             if fp.best is None
-            else {"tensor": fp.best.name, "gib": _gib(fp.best.bytes), "description": fp.best.description},
+            else {"tensor": fp.best.name, "gib": _gib(fp.best.bytes), "description": fp.best.description_in(lang)},
             "confidence": fp.confidence,
         }
     return out
 
 
-def _plan_step(step: Any, est: Any, lang: str) -> dict[str, Any]:
-    """One step of the plan: the remedy, what it saves alone, the settings it moves and that in words."""
+def _plan_step(step: Any, lang: str) -> dict[str, Any]:
+    """One step of the plan: the remedy, what it saves alone, the settings it moves and that in words
+    (a library upgrade the remedy needs is among them: ``transformers_version 4.31 → 4.36.0``)."""
     out: dict[str, Any] = {
         "id": step.remedy_id,
         "saving_gib": _gib(step.saving_alone),
@@ -139,6 +189,9 @@ def _plan_step(step: Any, est: Any, lang: str) -> dict[str, Any]:
     if step.after_alone is not None:
         out["device_total_after_alone_gib"] = _gib(step.after_alone)
     out["label"] = changes_label(out["targets"], lang) if step.targets else None
+    upgrades = {k.removesuffix("_version"): str(v) for k, v in step.changes.items() if k.endswith("_version")}
+    if upgrades:
+        out["upgrades"] = upgrades
     return out
 
 
@@ -152,6 +205,7 @@ def to_dict(
 ) -> dict[str, Any]:
     """The JSON contract for ``diagnosis``; ``top`` limits the causes listed (ruled-out ones are never listed)."""
     lang = diagnosis.session.lang
+    facts = diagnosis.session.facts
     live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
     ruled_out = [rc for rc in diagnosis.causes if rc.scored.excluded]
     shown_ids = {rc.id for rc in live[:top]}
@@ -172,13 +226,17 @@ def to_dict(
                 "saving_gib": _gib(rr.saving_bytes),
                 "saving": saving_kind(_gib(rr.saving_bytes)),
                 "applicable": rr.applicable,
-                "blockers": list(rr.blockers),
+                "blockers": blockers(remedy, facts, lang) if rr.applicable is False else [],
                 "cost": {"speed": remedy.cost.speed, "quality": remedy.cost.quality},
                 "requires": [{"package": r.package, "specifier": r.specifier} for r in remedy.requires],
                 "steps": remedy.steps.model_dump(exclude_none=True),
                 "references": [r.url for r in remedy.references],
             }
         )
+        upgrades = unlock_json(remedy, facts) if rr.applicable is False else []
+        if upgrades:
+            remedies[-1]["unlocked_by"] = upgrades
+            remedies[-1]["unlock_label"] = unlock_label(upgrades, lang)
         done = memory.outcomes.get(remedy.id) if memory is not None else None
         if memory is not None and done is not None and (done.targets or done.unsized):
             fitted = memory.estimate.fits if memory.estimate is not None else None

@@ -7,7 +7,7 @@ and both languages, never "saves ~0" in one and "saves -2.2 GiB" in another.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from triage.engine.scoring import Item, evidence_of
 from triage.facts import FactSpec, FactType, Value
@@ -68,8 +68,36 @@ def _setting(value: object, lang: str) -> str:
 
 
 def changes_label(changes: list[Mapping[str, object]], lang: str) -> str:
-    """``max_length 2048 → 1024, grad_accum 1 → 4``: the settings a remedy moves."""
-    return ", ".join(f"{c['fact']} {_setting(c['before'], lang)} → {_setting(c['after'], lang)}" for c in changes)
+    """``max_length 2048 → 1024, grad_accum 1 → 4``: the settings a remedy moves; a value the estimator
+    assumed reads ``gpu_count 1 → 2 (assumed: say --fact gpu_count=N)``."""
+    out = []
+    for c in changes:
+        said = f"{c['fact']} {_setting(c['before'], lang)} → {_setting(c['after'], lang)}"
+        if c.get("assumed"):
+            said += t("change_assumed", lang).format(fact=c["fact"])
+        out.append(said)
+    return ", ".join(out)
+
+
+def unlock_label(upgrades: Sequence[Mapping[str, object]], lang: str) -> str:
+    """ "upgrading is the way to it: transformers 4.31 → 4.36.0" (``RemedyOut.unlocked_by``)."""
+    said = ", ".join(f"{u['package']} {u['have']} → {u['version']}" for u in upgrades)
+    return t("upgrade_unlocks", lang).format(upgrades=said)
+
+
+def verdict_label(verdict: object, lang: str) -> str:
+    """The run's verdict in words: fits, fits only at the low end of the estimate, does not fit."""
+    return t(f"outcome_{verdict}" if verdict in ("fits", "borderline", "does_not_fit") else "outcome_unknown", lang)
+
+
+def peak_label(mem: Mapping[str, object], lang: str) -> str:
+    """ "peak at backward: start of backward: saved activations and the loss (149.8 GiB allocated)"."""
+    allocated = mem.get("peak_allocated_gib")
+    return t("peak_at", lang).format(
+        phase=mem.get("peak_phase"),
+        detail=mem.get("peak_detail", ""),
+        allocated=gib(float(allocated)) if isinstance(allocated, (int, float)) else "?",
+    )
 
 
 def outcome_label(outcome: Mapping[str, object] | None, lang: str, fitted_before: bool | None = None) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from triage.render.labels import saving_label, similar_summary, source_label
+from triage.render.labels import peak_label, saving_label, similar_summary, source_label, verdict_label
 from triage.render.strings import t
 
 #: The heading of the collapsible section with the user's own text.
@@ -42,21 +42,21 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     if not mem.get("estimated"):
         return [*out, f"{t('no_estimate', lang)}: {mem['missing']}", ""]
     total = mem["device_total_gib"]
-    verdict = t("fits", lang) if mem["fits"] else t("does_not_fit", lang)
+    verdict = verdict_label(mem.get("verdict"), lang)
     cap = mem.get("gpu_capacity_gib")
     cap_text = f" / {cap:.1f} GiB" if cap else ""
     out += [
         f"**{verdict}**: {t('expected', lang)} {total['expected']:.1f} GiB "
-        f"({total['low']:.1f}–{total['high']:.1f}){cap_text}, peak at {mem['peak_phase']}",
+        f"({total['low']:.1f}–{total['high']:.1f}){cap_text}; {peak_label(mem, lang)}",
         "",
-        "| component | GiB | how |",
+        f"| {t('md_component', lang)} | GiB | {t('md_how', lang)} |",
         "|---|---|---|",
     ]
     formulas = mem.get("formulas", {})
     for name, gib in sorted(mem["components"].items(), key=lambda kv: -kv[1]):
         out.append(f"| {name} | {gib:.2f} | {cell(formulas.get(name, ''))} |")
     for item in mem.get("overheads", []):
-        out.append(f"| {item['name']} (overhead) | {item['expected_gib']:.2f} | {cell(item['why'])} |")
+        out.append(f"| {item['name']} ({t('overhead_row', lang)}) | {item['expected_gib']:.2f} | {cell(item['why'])} |")
     out.append("")
     if mem.get("doubt"):
         out += [f"> {mem['doubt']['label']}", ""]
@@ -127,7 +127,10 @@ def render_markdown(data: dict[str, Any], symptom: str | None = None) -> str:
     if data["remedies"]:
         out += [f"### {t('remedies', lang)}", ""]
         for n, r in enumerate(data["remedies"], 1):
-            note = f" — **{t('blocked', lang)}:** {'; '.join(r['blockers'])}" if r["applicable"] is False else ""
+            unlock = f"; {r['unlock_label']}" if r.get("unlock_label") else ""
+            note = (
+                f" — **{t('blocked', lang)}:** {'; '.join(r['blockers'])}{unlock}" if r["applicable"] is False else ""
+            )
             label = saving_label(r.get("saving_gib"), lang)
             saves = f" ({label})" if label else ""
             after = f" → {r['outcome']['label']}" if r.get("outcome") else ""

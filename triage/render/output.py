@@ -80,6 +80,9 @@ class ChangeOut(Model):
     before: bool | int | float | str | None
     """The run's value (the estimator's default when the user did not give it)."""
     after: bool | int | float | str | None
+    assumed: bool | None = None
+    """True when ``after`` is the estimator's assumption, not the remedy's (the GPU count of a one-GPU run
+    that a remedy shards: ``gpu_count`` 1 -> 2 until the user says how many)."""
 
 
 class OutcomeOut(Model):
@@ -94,6 +97,16 @@ class OutcomeOut(Model):
     """Set when the saving cannot be sized from what is known (``length_distribution``); then ignore the size."""
     label: str
     """The same in words, as every format shows it (``render/labels.outcome_label``)."""
+
+
+class Upgrade(Model):
+    """A library upgrade that unlocks a remedy."""
+
+    package: str
+    have: str
+    """The version the run has."""
+    version: str
+    """The first version the remedy needs (its ``>=`` requirement, as verified in the knowledge base)."""
 
 
 class RemedyOut(Model):
@@ -114,6 +127,11 @@ class RemedyOut(Model):
     references: list[str]
     outcome: OutcomeOut | None = None
     """The remedy applied to this run (absent without an estimate or a modelled change)."""
+    unlocked_by: list[Upgrade] | None = None
+    """Set when only a too-old library keeps the remedy from the run: the upgrades that unlock it (its
+    ``outcome`` and saving are then with the upgrade applied, and the plan may propose it with the upgrade)."""
+    unlock_label: str | None = None
+    """``unlocked_by`` in words."""
 
 
 class MythOut(Model):

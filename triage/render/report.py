@@ -19,7 +19,7 @@ from triage.engine.diagnose import Diagnosis
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
 from triage.render.contract import to_dict
-from triage.render.labels import evidence_label, saving_label, source_label
+from triage.render.labels import evidence_label, peak_label, saving_label, source_label, verdict_label
 from triage.render.markdown import cell, fenced
 from triage.render.outbound import for_file
 from triage.render.strings import t
@@ -88,7 +88,8 @@ def _remedies(data: dict[str, Any], lang: str) -> list[str]:
     for n, r in enumerate(data["remedies"], 1):
         state = ""
         if r["applicable"] is False:
-            state = f" — **{t('blocked', lang)}:** {'; '.join(r['blockers'])}"
+            unlock = f"; {r['unlock_label']}" if r.get("unlock_label") else ""
+            state = f" — **{t('blocked', lang)}:** {'; '.join(r['blockers'])}{unlock}"
         elif r["applicable"] is None:
             state = f" ({t('maybe', lang)})"
         cost = f"{t('speed', lang)} {t(r['cost']['speed'], lang)}, {t('quality', lang)} {t(r['cost']['quality'], lang)}"
@@ -142,9 +143,9 @@ def _memory(mem: dict[str, Any], lang: str, whatif: Sequence[str]) -> list[str]:
     band = f"({total['low']:.1f}-{total['high']:.1f})"
     out.append(f"| **{_h('device_total', lang)}** | **{total['expected']:.2f}** {band} |")
     out.append("")
-    peak = f"{_h('peak_phase', lang)} {mem['peak_phase']} ({mem['peak_allocated_gib']:.2f} GiB allocated)"
+    peak = peak_label(mem, lang)
     if cap:
-        verdict = t("fits", lang) if mem["fits"] else t("does_not_fit", lang)
+        verdict = verdict_label(mem.get("verdict"), lang)
         out.append(f"**{verdict}**: {_gib(total['expected'])} / {_h('gpu', lang)} {_gib(cap)}; {peak}.")
     else:
         out.append(f"{_h('gpu_unknown', lang)}; {peak}.")
@@ -152,7 +153,7 @@ def _memory(mem: dict[str, Any], lang: str, whatif: Sequence[str]) -> list[str]:
     if fp and fp.get("best"):
         out.append(
             f"{t('failed_alloc', lang)} {fp['requested_gib']:.2f} GiB ≈ {fp['best']['description']} "
-            f"({fp['confidence']})."
+            f"({t('fp_confidence', lang).format(level=t(fp['confidence'], lang))})."
         )
     if mem.get("doubt"):
         out += ["", f"> {mem['doubt']['label']}"]

@@ -144,6 +144,32 @@ STRINGS: dict[str, dict[str, str]] = {
     "doubt_while": {"en": "for a while", "zh": "一段时间"},
     "value_on": {"en": "on", "zh": "开"},
     "value_off": {"en": "off", "zh": "关"},
+    # the estimate's verdict line in every format (render/labels.peak_label, verdict_label)
+    "peak_at": {
+        "en": "peak at {phase}: {detail} ({allocated} allocated)",
+        "zh": "峰值出现在{detail}（已分配 {allocated}）",
+    },
+    "overhead_legend": {"en": "overhead", "zh": "额外开销"},
+    "change_assumed": {
+        "en": " (assumed: say --fact {fact}=N)",
+        "zh": "（假设值：请用 --fact {fact}=N 说明）",
+    },
+    "overhead_row": {"en": "overhead", "zh": "额外开销"},
+    "md_component": {"en": "component", "zh": "组成部分"},
+    "md_how": {"en": "how", "zh": "计算方式"},
+    "fp_confidence": {"en": "confidence {level}", "zh": "置信度{level}"},
+    # why a remedy does not apply (render/labels.blocker_labels)
+    "blocker_version": {
+        "en": "needs {package}{specifier} (you have {have})",
+        "zh": "需要 {package}{specifier}（你的是 {have}）",
+    },
+    "blocker_prerequisite": {"en": "a prerequisite does not hold", "zh": "前提条件不满足"},
+    "blocker_already": {"en": "your run already has {what}", "zh": "你的训练已经是 {what}"},
+    # an upgrade that unlocks a remedy (render/labels.upgrade_label)
+    "upgrade_unlocks": {
+        "en": "upgrading is the way to it: {upgrades}",
+        "zh": "升级就能用上它：{upgrades}",
+    },
     # triage estimate / fit (triage/render/estimate.py)
     "note": {"en": "Note", "zh": "注意"},
     "target": {"en": "target", "zh": "目标"},

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from triage.render.labels import peak_label, saving_label, similar_summary, source_label, verdict_label
 from triage.render.labels import probability_bar as _bar
-from triage.render.labels import saving_label, similar_summary, source_label
 from triage.render.strings import t
 from triage.render.wrap import wrap
 
@@ -47,12 +47,12 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     legend = ", ".join(
         f"{marks[i % len(marks)]} {name} {gib:.1f}" for i, (name, gib) in enumerate(comps) if gib >= 0.05
     )
-    out += _wrap(f"{legend}, ~ overhead (GiB)", "  ", "  ")
-    verdict = t("fits", lang) if mem["fits"] else t("does_not_fit", lang)
+    out += _wrap(f"{legend}, ~ {t('overhead_legend', lang)} (GiB)", "  ", "  ")
+    verdict = verdict_label(mem.get("verdict"), lang)
     cap_text = f" / {cap:.1f} GiB GPU" if cap else ""
     out += _wrap(
         f"{verdict}: {t('expected', lang)} {total['expected']:.1f} GiB ({total['low']:.1f}-{total['high']:.1f})"
-        f"{cap_text}; peak at {mem['peak_phase']} ({mem['peak_allocated_gib']:.1f} GiB allocated)",
+        f"{cap_text}; {peak_label(mem, lang)}",
         "  ",
         "    ",
     )
@@ -64,7 +64,7 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     if fp and fp.get("best"):
         out += _wrap(
             f"{t('failed_alloc', lang)} {fp['requested_gib']:.2f} GiB ≈ {fp['best']['description']} "
-            f"({fp['confidence']})",
+            f"({t('fp_confidence', lang).format(level=t(fp['confidence'], lang))})",
             "  ",
             "    ",
         )
@@ -77,7 +77,7 @@ def _memory(mem: dict[str, Any], lang: str) -> list[str]:
     elif plan and not mem["fits"]:
         out += _wrap(t("no_plan", lang), "  ", "    ")
     for a in mem.get("assumptions", []):  # every one: each can move the estimate
-        out += _wrap(f"{t('assumed', lang)} {a['fact']} = {a['value']}: {a['reason']}", "  ", "    ")
+        out += _wrap(f"{t('assumed', lang)} {a['fact']} = {_value(a['value'])}: {a['reason']}", "  ", "    ")
     return [*out, ""]
 
 
@@ -137,7 +137,8 @@ def render_text(data: dict[str, Any]) -> str:
         for n, rem in enumerate(data["remedies"], 1):
             mark = ""
             if rem["applicable"] is False:
-                mark = f" ({t('blocked', lang)}: {'; '.join(rem['blockers'])})"
+                unlock = f"; {rem['unlock_label']}" if rem.get("unlock_label") else ""
+                mark = f" ({t('blocked', lang)}: {'; '.join(rem['blockers'])}{unlock})"
             speed, quality = t(rem["cost"]["speed"], lang), t(rem["cost"]["quality"], lang)
             cost = f"{t('speed', lang)} {speed}, {t('quality', lang)} {quality}"
             label = saving_label(rem.get("saving_gib"), lang)

@@ -152,6 +152,8 @@ def activations(run: Run, saving: LayerSaving) -> Component:
             saving.layers * resid * a.hidden * tokens + model_level,
             f"gradient checkpointing: {saving.layers} layer inputs x {resid} B x h={a.hidden} x "
             f"{tokens:,} tokens (b={run.batch} x s={run.seq}) + final norm",
+            f"梯度检查点：{saving.layers} 层的输入 x {resid} B x h={a.hidden} x "
+            f"{tokens:,} 个 token（b={run.batch} x s={run.seq}）+ 最后的 norm",
         )
     per_token = saving.saved + saving.core
     return Component(
@@ -159,6 +161,8 @@ def activations(run: Run, saving: LayerSaving) -> Component:
         saving.layers * per_token * tokens + model_level,
         f"{saving.layers} layers x {per_token:,} B/token saved for backward x "
         f"{tokens:,} tokens (b={run.batch} x s={run.seq}); attention {run.attn}",
+        f"{saving.layers} 层 x 每 token 为反向保存 {per_token:,} B x "
+        f"{tokens:,} 个 token（b={run.batch} x s={run.seq}）；attention {run.attn}",
     )
 
 
@@ -175,4 +179,5 @@ def recompute(run: Run, saving: LayerSaving) -> Component | None:
         "recompute",
         per_token * run.tokens,
         f"one decoder layer recomputed during backward: {per_token:,} B/token x {run.tokens:,} tokens",
+        f"反向时重算一个解码层：每 token {per_token:,} B x {run.tokens:,} 个 token",
     )

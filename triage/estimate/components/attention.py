@@ -107,11 +107,19 @@ def attention_scores(run: Run, saving: LayerSaving) -> Component | None:
         if run.attn == "eager"
         else "SDPA falls back to its math kernel (explicit mask, one KV head) and keeps the softmax output"
     )
+    what_zh = (
+        f"eager attention 保留 fp32 的 softmax 和 {run.compute_dtype} 的概率矩阵"
+        if run.attn == "eager"
+        else "SDPA 退回到 math 内核（显式 mask、只有一个 KV 头），保留 softmax 的输出"
+    )
+    layers = saving.layers if not run.gc else 1
     return Component(
         "attention_scores",
         scores,
-        f"{what}: {saving.layers if not run.gc else 1} layer(s) x b={run.batch} x {a.heads} heads x "
+        f"{what}: {layers} layer(s) x b={run.batch} x {a.heads} heads x "
         f"s²={run.seq}² x {per} B" + (" (gradient checkpointing: only the layer being recomputed)" if run.gc else ""),
+        f"{what_zh}：{layers} 层 x b={run.batch} x {a.heads} 个头 x s²={run.seq}² x {per} B"
+        + ("（梯度检查点：只有正在重算的那一层）" if run.gc else ""),
     )
 
 
@@ -123,6 +131,7 @@ def attention_mask(run: Run) -> Component | None:
         "attention_mask",
         run.batch * run.seq**2 * run.e,
         f"4-D attention mask b={run.batch} x s²={run.seq}² x {run.e} B",
+        f"4 维 attention mask：b={run.batch} x s²={run.seq}² x {run.e} B",
     )
 
 
@@ -138,4 +147,6 @@ def causal_mask_buffer(run: Run) -> Component | None:
         8 * a.max_position**2,
         f"transformers 4.38 registers an int64 causal_mask of "
         f"max_position_embeddings² = {a.max_position}² x 8 B (transformers #29484)",
+        f"transformers 4.38 注册了一个 int64 的 causal_mask："
+        f"max_position_embeddings² = {a.max_position}² x 8 B（transformers #29484）",
     )

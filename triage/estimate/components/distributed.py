@@ -59,11 +59,13 @@ def comm_buffers(ctx: Context) -> Component | None:
             "comm_buffers",
             ctx.trainable.gradient_bytes,
             "DDP gradient buckets: a second copy of the trainable gradients (gradient_as_bucket_view=False)",
+            "DDP 梯度桶：可训练梯度的第二份拷贝（gradient_as_bucket_view=False）",
         )
     if ctx.shards.deepspeed and run.zero_stage >= 2:
         return Component(
             "comm_buffers",
             2 * a.hidden * a.hidden * run.e,
             "ZeRO reduce/all-gather buckets (HF 'auto': hidden² elements each)",
+            "ZeRO 的 reduce/all-gather 桶（HF 'auto'：每个 hidden² 个元素）",
         )
     return None

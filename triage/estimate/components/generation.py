@@ -43,6 +43,7 @@ def eval_logits(run: Run) -> Component | None:
         2 * kept * run.seq * a.vocab * e,
         f"Trainer accumulates the logits of {kept:,} eval samples on the GPU "
         f"(x2 while concatenating): {kept:,} x s={run.seq} x V={a.vocab} x {e} B",
+        f"Trainer 在显卡上累积 {kept:,} 条评估样本的 logits（拼接时 x2）：{kept:,} x s={run.seq} x V={a.vocab} x {e} B",
     )
 
 
@@ -60,6 +61,7 @@ def eval_forward(run: Run) -> Component:
         fwd + layer_peak,
         f"eval forward (no grad): logits + fp32 loss copies for "
         f"{be} x {run.seq} tokens, plus one layer's largest intermediate",
+        f"评估前向（不求梯度）：{be} x {run.seq} 个 token 的 logits 和 fp32 loss 拷贝，加上一层中最大的中间张量",
     )
 
 
@@ -77,6 +79,7 @@ def kv_cache(run: Run) -> Component:
         "kv_cache",
         2 * a.layers * bb * total_len * a.kv_width * e,
         f"KV cache 2 x {a.layers} layers x {bb} sequences (batch x beams) x {total_len} tokens x {a.kv_width} x {e} B",
+        f"KV 缓存 2 x {a.layers} 层 x {bb} 条序列（batch x beams）x {total_len} 个 token x {a.kv_width} x {e} B",
     )
 
 
@@ -99,4 +102,7 @@ def generation_prefill(run: Run) -> Component:
         "prefill: fp32 logits of "
         + ("every prompt position (transformers < 4.45)" if _all_positions(run) else "the last position")
         + " + one layer's largest intermediate",
+        "prefill："
+        + ("每个提示位置（transformers < 4.45）" if _all_positions(run) else "最后一个位置")
+        + "的 fp32 logits + 一层中最大的中间张量",
     )

@@ -30,6 +30,8 @@ def logits_loss(run: Run) -> Component:
             tokens * e * a.hidden + chunk * a.vocab * 8,
             f"fused/chunked cross-entropy: gradient of the hidden states ({tokens:,} x {a.hidden} x {e} B) "
             f"+ one chunk of {chunk:,} tokens x V={a.vocab} x 8 B",
+            f"融合/分块的交叉熵：hidden states 的梯度（{tokens:,} x {a.hidden} x {e} B）"
+            f"+ 一块 {chunk:,} 个 token x V={a.vocab} x 8 B",
         )
     if run.framework == "litgpt":
         # litgpt (litgpt/utils.py chunked_cross_entropy) takes the cross-entropy of the bf16 logits in
@@ -39,6 +41,8 @@ def logits_loss(run: Run) -> Component:
             2 * tokens * a.vocab * e,
             f"litgpt chunked cross-entropy on {run.compute_dtype} logits: logits + log-softmax output, "
             f"2 x {tokens:,} tokens x V={a.vocab} x {e} B",
+            f"litgpt 在 {run.compute_dtype} logits 上分块算交叉熵：logits + log-softmax 输出，"
+            f"2 x {tokens:,} 个 token x V={a.vocab} x {e} B",
         )
     n_v = LIVE_FP32_LOGITS
     return Component(
@@ -46,4 +50,5 @@ def logits_loss(run: Run) -> Component:
         tokens * a.vocab * 4 * n_v + (tokens * a.vocab * e if a.logit_softcap else 0),
         f"fp32 logits, log-softmax and their gradients at the start of backward: "
         f"{n_v} x {tokens:,} tokens x V={a.vocab} x 4 B",
+        f"反向开始时的 fp32 logits、log-softmax 及其梯度：{n_v} x {tokens:,} 个 token x V={a.vocab} x 4 B",
     )

@@ -31,41 +31,53 @@ def state_element_bytes(ctx: Context) -> float:
     return spec.state_bytes if spec.state_bytes is not None else ctx.trainable.element_bytes
 
 
-def _state(ctx: Context) -> tuple[int, str]:
-    """Unsharded state bytes and their formula."""
+def _state(ctx: Context) -> tuple[int, str, str]:
+    """Unsharded state bytes and their formula (in English and Chinese)."""
     spec, tr, run = ctx.spec, ctx.trainable, ctx.run
     if spec.factored and spec.name.startswith(("adafactor", "adalomo")):
         vectors = 0 if run.lora else run.arch.norm_params() + run.arch.bias_params()
         elements = sum(r + c for r, c in tr.shapes) + vectors
-        return elements * 4, f"factored second moment: rows+cols of each matrix = {elements:,} x 4 B"
+        return (
+            elements * 4,
+            f"factored second moment: rows+cols of each matrix = {elements:,} x 4 B",
+            f"分解的二阶矩：每个矩阵的行+列 = {elements:,} x 4 B",
+        )
     if spec.factored:  # GaLore / APOLLO: low-rank projected states
         rank = PROJECTION_RANK
         proj = sum(rank * (r + c) for r, c in tr.shapes if min(r, c) > rank)
         small = sum(r * c for r, c in tr.shapes if min(r, c) <= rank)
         state = int((proj * spec.states + small * spec.states) * (spec.state_bytes or 4))
-        return state, f"low-rank (rank {rank}) projected states of the trainable matrices ({spec.name})"
+        return (
+            state,
+            f"low-rank (rank {rank}) projected states of the trainable matrices ({spec.name})",
+            f"可训练矩阵的低秩（rank {rank}）投影状态（{spec.name}）",
+        )
     state_el = state_element_bytes(ctx)
     params = tr.total_params
     return (
         int(params * spec.states * state_el),
         f"{params:,} trainable params x {spec.states:g} states x {state_el:g} B ({spec.name})",
+        f"{params:,} 个可训练参数 x {spec.states:g} 个状态 x {state_el:g} B（{spec.name}）",
     )
 
 
 def optimizer_state(ctx: Context) -> Component:
     """The optimizer state on the GPU (``optimizer_state_paged`` when paged: not in the allocated peak)."""
-    state, formula = _state(ctx)
+    state, formula, formula_zh = _state(ctx)
     shards, run = ctx.shards, ctx.run
     if shards.state > 1:
         state //= shards.state
         formula += f" / {shards.state} GPUs (ZeRO-{run.zero_stage})"
+        formula_zh += f" / {shards.state} 张卡（ZeRO-{run.zero_stage}）"
     if shards.offload_state:
         state = 0
         formula += "; offloaded to CPU"
+        formula_zh += "；已 offload 到 CPU"
     if ctx.spec.paged and not shards.offload_state:
         formula += "; paged: in CUDA unified memory, outside PyTorch's counters, evicted to CPU under pressure"
-        return Component("optimizer_state_paged", state, formula)
-    return Component("optimizer_state", state, formula)
+        formula_zh += "；分页：位于 CUDA 统一内存，不计入 PyTorch 的计数，显存紧张时换出到 CPU"
+        return Component("optimizer_state_paged", state, formula, formula_zh)
+    return Component("optimizer_state", state, formula, formula_zh)
 
 
 def master_weights(ctx: Context) -> Component | None:
@@ -82,6 +94,7 @@ def master_weights(ctx: Context) -> Component | None:
         master,
         f"fp32 master copy of {params:,} trainable params (DeepSpeed)"
         + (f" / {shards.state}" if shards.state > 1 else ""),
+        f"{params:,} 个可训练参数的 fp32 主副本（DeepSpeed）" + (f" / {shards.state}" if shards.state > 1 else ""),
     )
 
 
@@ -91,18 +104,22 @@ def optimizer_temps(ctx: Context) -> Component:
     if spec.temps == "foreach" and not ctx.in_backward:
         temps = int(tr.total_params * state_element_bytes(ctx)) // ctx.shards.state
         formula = "foreach step: one temporary the size of the whole state tensor list (_foreach_sqrt)"
+        formula_zh = "foreach 更新：一个与全部状态张量列表同样大小的临时张量（_foreach_sqrt）"
     elif spec.temps == "loop":
         temps = tr.largest * tr.element_bytes * 2
         formula = "for-loop step: temporaries of the largest parameter"
+        formula_zh = "逐参数循环更新：最大参数大小的临时张量"
     elif spec.temps == "fp32_loop":
         temps = tr.largest * 4 * 3
         formula = "Adafactor step: fp32 copies of the largest parameter, its gradient and the update"
+        formula_zh = "Adafactor 更新：最大参数、其梯度和更新量的 fp32 拷贝"
     else:
-        temps, formula = 0, "fused step: no large temporaries"
+        temps, formula, formula_zh = 0, "fused step: no large temporaries", "fused 更新：没有大的临时张量"
     if master_weights(ctx) is not None:
         # DeepSpeed's step converts the 16-bit gradient partition to fp32: estimate_zero2/zero3_model_states_
         # mem_needs count 18 B per param over the GPUs = 2 (16-bit grads) + 4 (fp32 grads) + 4 (fp32 params) + 8
         fp32_grads = ctx.trainable.total_params * 4 // ctx.shards.state
         temps += fp32_grads
         formula += f"; fp32 gradient partition of the DeepSpeed step: {fp32_grads / 2**30:.2f} GiB"
-    return Component("optimizer_temps", 0 if ctx.shards.offload_state else temps, formula)
+        formula_zh += f"；DeepSpeed 更新时的 fp32 梯度分区：{fp32_grads / 2**30:.2f} GiB"
+    return Component("optimizer_temps", 0 if ctx.shards.offload_state else temps, formula, formula_zh)

@@ -26,6 +26,8 @@ def cuda_context(run: Run) -> BandItem:
             int(1.5 * GiB),
             "CUDA context and kernels per process; 1.0-1.3 GB on pre-Ampere boards with older CUDA "
             "(HF model_memory_anatomy: 1343 MB on a V100), ~0.3-0.5 GB with lazy loading",
+            "每个进程的 CUDA 上下文和内核；Ampere 之前的显卡配旧版 CUDA 时为 1.0-1.3 GB"
+            "（HF model_memory_anatomy：V100 上 1343 MB），懒加载时约 0.3-0.5 GB",
         )
     return BandItem(
         "cuda_context",
@@ -34,6 +36,8 @@ def cuda_context(run: Run) -> BandItem:
         int(1.0 * GiB),
         "CUDA context per process: ~300-430 MB with lazy module loading (CUDA >= 11.7, "
         "PyTorch >= 1.13; pytorch PR #86509), up to ~1 GB without it",
+        "每个进程的 CUDA 上下文：模块懒加载时约 300-430 MB（CUDA >= 11.7、PyTorch >= 1.13；"
+        "pytorch PR #86509），不懒加载时最多约 1 GB",
     )
 
 
@@ -48,30 +52,36 @@ def cublas_workspace(run: Run) -> BandItem:
         (96 if hopper else 64) * MiB,
         "cuBLAS/cuBLASLt workspaces (allocated through the caching allocator on a GPU; the "
         "fake-tensor oracle does not see them)",
+        "cuBLAS/cuBLASLt 工作区（在 GPU 上经缓存分配器分配；fake-tensor 基准看不到它们）",
     )
 
 
-def _fragmentation(run: Run) -> tuple[tuple[float, float, float], str]:
-    """Allocator slack as fractions (low, expected, high) of the allocated peak, and why."""
+def _fragmentation(run: Run) -> tuple[tuple[float, float, float], str, str]:
+    """Allocator slack as fractions (low, expected, high) of the allocated peak, and why (English, Chinese)."""
     if run.expandable_segments:
-        return (0.0, 0.01, 0.03), (
-            "expandable_segments:True maps pages into one growing segment, so little is lost to fragmentation"
+        return (
+            (0.0, 0.01, 0.03),
+            "expandable_segments:True maps pages into one growing segment, so little is lost to fragmentation",
+            "expandable_segments:True 把页映射进一个不断增长的段，碎片损失很少",
         )
     if run.method == "full":
         frac = (0.005, 0.06, 0.12)
         why = "caching-allocator segments and fragmentation: 0.5-12% over the allocated peak for full fine-tuning"
+        why_zh = "缓存分配器的段和碎片：全参数微调时比已分配峰值多 0.5-12%"
     else:
         frac = (0.01, 0.04, 0.08)
         why = "caching-allocator segments and fragmentation: 1-8% over the allocated peak for LoRA"
+        why_zh = "缓存分配器的段和碎片：LoRA 时比已分配峰值多 1-8%"
     if run.padded:
         frac = (frac[0], frac[1] * 1.5, max(frac[2], 0.3))
         why += "; padded batches of varying length fragment more (up to ~30-50%)"
-    return frac, why
+        why_zh += "；长度不一的 padding batch 碎片更多（最多约 30-50%）"
+    return frac, why, why_zh
 
 
 def allocator(run: Run, allocated: int, weights_bytes: int) -> BandItem:
     """The caching allocator's segments and fragmentation over the allocated peak."""
-    frac, why = _fragmentation(run)
+    frac, why, why_zh = _fragmentation(run)
     lo, mid, hi = (allocated * f for f in frac)
     if run.quantization != "none" and not run.expandable_segments:
         # QLoRA's many mid-size quantized-weight allocations land in 20 MiB segments: the replay in
@@ -79,7 +89,8 @@ def allocator(run: Run, allocated: int, weights_bytes: int) -> BandItem:
         qw = weights_bytes
         lo, mid, hi = lo + 0.06 * qw, mid + 0.14 * qw, hi + 0.25 * qw
         why += "; plus ~14% of the quantized weights (segment slack of QLoRA's many mid-size blocks)"
-    return BandItem("allocator", int(lo), int(mid), int(hi), why)
+        why_zh += "；另加量化权重的约 14%（QLoRA 大量中等大小块的段余量）"
+    return BandItem("allocator", int(lo), int(mid), int(hi), why, why_zh)
 
 
 def device_band(run: Run, allocated: int, weights_bytes: int) -> Band:
@@ -93,12 +104,20 @@ def device_band(run: Run, allocated: int, weights_bytes: int) -> Band:
                 int(0.5 * GiB),
                 int(1.5 * GiB),
                 "NCCL communicator buffers per process (up to several GB with many peers)",
+                "每个进程的 NCCL 通信缓冲区（通信对象多时可达数 GB）",
             )
         )
     if run.other_process_bytes:
         n = run.other_process_bytes
         items.append(
-            BandItem("other_processes", n, n, n, "memory other processes hold on this GPU (from the OOM message)")
+            BandItem(
+                "other_processes",
+                n,
+                n,
+                n,
+                "memory other processes hold on this GPU (from the OOM message)",
+                "这块显卡上其他进程占用的显存（来自 OOM 报错信息）",
+            )
         )
     return Band(
         allocated + sum(i.low for i in items),

@@ -48,7 +48,9 @@ def _inside_backward(ctx: Context, sizes: Mapping[str, Component], accumulated: 
     if "attention_scores" in sizes:
         inner["attention_scores"] = sizes["attention_scores"].bytes
         inner["recompute"] = inner["recompute"] - sizes["attention_scores"].bytes
-    return Phase("backward", "inside backward: one checkpointed layer recomputed", inner)
+    return Phase(
+        "backward", "inside backward: one checkpointed layer recomputed", inner, "反向传播中：重算一个检查点层"
+    )
 
 
 def training_phases(ctx: Context, sizes: Mapping[str, Component]) -> list[Phase]:
@@ -66,21 +68,25 @@ def training_phases(ctx: Context, sizes: Mapping[str, Component]) -> list[Phase]
         autocast_copies=_live(sizes, "autocast_copies"),
         comm_buffers=comm if accumulated else 0,
     )
-    phases = [Phase("backward", "start of backward: saved activations and the loss", start)]
+    phases = [
+        Phase(
+            "backward", "start of backward: saved activations and the loss", start, "反向传播开始：保存的激活值和 loss"
+        )
+    ]
     if run.gc:
         phases.append(_inside_backward(ctx, sizes, accumulated))
     end = dict(static, gradients=grads, comm_buffers=comm, tied_embedding_grads=_live(sizes, "tied_embedding_grads"))
-    phases.append(Phase("backward", "end of backward: all gradients", end))
+    phases.append(Phase("backward", "end of backward: all gradients", end, "反向传播结束：全部梯度"))
     if not ctx.in_backward:
         step = dict(static, gradients=grads, optimizer_temps=_live(sizes, "optimizer_temps"), comm_buffers=comm)
-        phases.append(Phase("optimizer", "optimizer step", step))
+        phases.append(Phase("optimizer", "optimizer step", step, "优化器更新"))
     return phases
 
 
 def evaluation_phase(sizes: Mapping[str, Component]) -> Phase:
     """An evaluation forward, with the predictions accumulated so far."""
     live = dict(_static(sizes), eval_forward=_live(sizes, "eval_forward"), eval_logits=_live(sizes, "eval_logits"))
-    return Phase("evaluation", "evaluation forward with accumulated predictions", live)
+    return Phase("evaluation", "evaluation forward with accumulated predictions", live, "评估前向，带已累积的预测")
 
 
 def generation_phase(sizes: Mapping[str, Component]) -> Phase:
@@ -88,7 +94,9 @@ def generation_phase(sizes: Mapping[str, Component]) -> Phase:
     live = dict(
         _static(sizes), kv_cache=_live(sizes, "kv_cache"), generation_prefill=_live(sizes, "generation_prefill")
     )
-    return Phase("generation", "generate(): KV cache at the last token", live)
+    return Phase(
+        "generation", "generate(): KV cache at the last token", live, "generate()：最后一个 token 时的 KV 缓存"
+    )
 
 
 def peak_phase(run: Run, phases: list[Phase]) -> Phase:

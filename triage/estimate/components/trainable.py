@@ -48,6 +48,8 @@ class Trainable:
     copies_bytes: int = 0
     """Bytes of the modules_to_save copies."""
     copies_params: int = 0
+    formula_zh: str = ""
+    """``formula`` in Chinese."""
 
     @property
     def total_params(self) -> int:
@@ -92,11 +94,14 @@ def _adapters(run: Run) -> Trainable:
     adapters = a.layers * sum(r * (d_in + d_out) for _, d_in, d_out, _ in mods)
     shapes = [(r, d_in) for _, d_in, _, _ in mods] * a.layers + [(d_out, r) for _, _, d_out, _ in mods] * a.layers
     largest = max(r * max(d_in, d_out) for _, d_in, d_out, _ in mods)
-    formula = f"{a.layers} layers x r={r} x sum(d_in+d_out) over {','.join(m[0] for m in mods)} = {adapters:,} params"
+    names = ",".join(m[0] for m in mods)
+    formula = f"{a.layers} layers x r={r} x sum(d_in+d_out) over {names} = {adapters:,} params"
+    formula_zh = f"{a.layers} 层 x r={r} x {names} 的 sum(d_in+d_out) = {adapters:,} 个参数"
     if run.trainable_override:
         adapters = run.trainable_override
         formula = f"trainable_params_b = {adapters:,} params (given)"
-    return Trainable(adapters, 4, 4, tuple(shapes), largest, formula)
+        formula_zh = f"trainable_params_b = {adapters:,} 个参数（已给出）"
+    return Trainable(adapters, 4, 4, tuple(shapes), largest, formula, formula_zh=formula_zh)
 
 
 def _weights_trained(run: Run) -> Trainable:
@@ -107,10 +112,20 @@ def _weights_trained(run: Run) -> Trainable:
         n = run.trainable_override or k * a.layer_params()
         shapes = [(x.d_out, x.d_in) for x in a.linears()] * k
         largest = max(x.d_in * x.d_out for x in a.linears())
-        return Trainable(n, p, p, tuple(shapes), largest, f"last {k} decoder layers trainable = {n:,} params")
+        return Trainable(
+            n,
+            p,
+            p,
+            tuple(shapes),
+            largest,
+            f"last {k} decoder layers trainable = {n:,} params",
+            formula_zh=f"最后 {k} 个解码层可训练 = {n:,} 个参数",
+        )
     n = run.trainable_override or a.total_params()
     shapes = [(x.d_out, x.d_in) for x in a.linears()] * a.layers + [(a.vocab, a.hidden)] * (1 if a.tied else 2)
-    return Trainable(n, p, p, tuple(shapes), a.vocab * a.hidden, f"all {n:,} params trainable")
+    return Trainable(
+        n, p, p, tuple(shapes), a.vocab * a.hidden, f"all {n:,} params trainable", formula_zh=f"全部 {n:,} 个参数可训练"
+    )
 
 
 def trainable(run: Run) -> Trainable:
@@ -129,6 +144,7 @@ def trainable(run: Run) -> Trainable:
         found.formula,
         copies.bytes,
         params,
+        found.formula_zh,
     )
 
 
@@ -137,7 +153,12 @@ def lora_adapters(ctx: Context) -> Component | None:
     if not ctx.run.lora:
         return None
     tr = ctx.trainable
-    return Component("lora_adapters", tr.params * 4, f"{tr.formula} x 4 B (fp32 adapters, peft autocast_adapter_dtype)")
+    return Component(
+        "lora_adapters",
+        tr.params * 4,
+        f"{tr.formula} x 4 B (fp32 adapters, peft autocast_adapter_dtype)",
+        f"{tr.formula_zh} x 4 B（fp32 的 adapter，peft autocast_adapter_dtype）",
+    )
 
 
 def modules_to_save(run: Run) -> Component | None:
@@ -154,6 +175,7 @@ def modules_to_save(run: Run) -> Component | None:
         "modules_to_save",
         n * dtype,
         f"{count} trainable copies (modules_to_save) of a {a.vocab}x{a.hidden} matrix x {dtype} B = {n:,} params",
+        f"{a.vocab}x{a.hidden} 矩阵的 {count} 份可训练拷贝（modules_to_save）x {dtype} B = {n:,} 个参数",
     )
 
 
@@ -163,27 +185,36 @@ def gradients(ctx: Context) -> Component:
     if ctx.in_backward:
         grads = tr.largest * tr.element_bytes
         note = "optimizer step fused into backward: only one parameter's gradient at a time"
+        note_zh = "优化器更新融合进反向传播：同一时刻只有一个参数的梯度"
     else:
         grads = tr.gradient_bytes
         note = f"{tr.total_params:,} trainable params x {tr.element_bytes} B"
+        note_zh = f"{tr.total_params:,} 个可训练参数 x {tr.element_bytes} B"
     if run.lora and run.framework == "litgpt" and run.distributed == "fsdp" and shards.gpus > 1:
         # litgpt wraps each Block (frozen base and LoRA together) in one FSDP unit: FSDP1 with
         # use_orig_params then keeps gradient memory as if nothing were frozen (torch FSDP docstring:
         # mixing frozen and non-frozen parameters causes "higher than expected gradient memory usage")
         grads = run.arch.total_params() * run.w_bytes
         note = f"{run.arch.total_params():,} params x {run.w_bytes} B: FSDP units mix frozen and LoRA parameters"
+        note_zh = f"{run.arch.total_params():,} 个参数 x {run.w_bytes} B：FSDP 单元里冻结参数和 LoRA 参数混在一起"
     if shards.grads > 1 and run.distributed == "fsdp" and run.grad_accum > 1:
         note += (
             "; not sharded: gradient accumulation runs under FSDP no_sync, which keeps the full unsharded "
             "gradients until the sync step (torch FSDP.no_sync docstring; accelerate's sync_each_batch avoids it)"
         )
+        note_zh += (
+            "；没有分片：梯度累积在 FSDP no_sync 下进行，同步之前一直保留完整未分片的梯度"
+            "（torch FSDP.no_sync 的文档；accelerate 的 sync_each_batch 可以避免）"
+        )
     elif shards.grads > 1:
         grads //= shards.grads
         note += f" / {shards.grads} GPUs (ZeRO-{run.zero_stage})"
+        note_zh += f" / {shards.grads} 张卡（ZeRO-{run.zero_stage}）"
     if shards.offload_state and run.zero_stage >= 2:
         grads = 0
         note += "; offloaded to CPU after reduction"
-    return Component("gradients", grads, note)
+        note_zh += "；归约后 offload 到 CPU"
+    return Component("gradients", grads, note, note_zh)
 
 
 def tied_embedding_grads(ctx: Context) -> Component | None:
@@ -202,4 +233,5 @@ def tied_embedding_grads(ctx: Context) -> Component | None:
         2 * a.vocab * a.hidden * p,
         f"tied embeddings: 2 extra copies of the embedding gradient at the "
         f"end of backward: 2 x V={a.vocab} x h={a.hidden} x {p} B",
+        f"共享的嵌入：反向结束时嵌入梯度多出 2 份：2 x V={a.vocab} x h={a.hidden} x {p} B",
     )

@@ -23,8 +23,8 @@ from triage.estimate.records import Component
 from triage.estimate.run import Run
 
 
-def _quantized(run: Run) -> tuple[int, str]:
-    """Bytes and formula of a 4-bit or 8-bit base model."""
+def _quantized(run: Run) -> tuple[int, str, str]:
+    """Bytes and formula (English, Chinese) of a 4-bit or 8-bit base model."""
     a = run.arch
     lin = a.linear_params()
     other = a.total_params() - lin
@@ -36,15 +36,21 @@ def _quantized(run: Run) -> tuple[int, str]:
             f"{lin:,} block-linear params x {per:.4f} B (NF4{' + double quant' if run.double_quant else ''})"
             f" + {other:,} embedding/lm_head/norm params x {other_bytes} B"
         )
+        formula_zh = (
+            f"{lin:,} 个块内线性层参数 x {per:.4f} B（NF4{' + 双重量化' if run.double_quant else ''}）"
+            f" + {other:,} 个 embedding/lm_head/norm 参数 x {other_bytes} B"
+        )
     else:
         rows = a.layers * sum(x.d_out for x in a.linears())
         qbytes = lin + 4 * rows
         formula = (
             f"{lin:,} block-linear params x 1 B (int8) + fp32 row scales + {other:,} other params x {other_bytes} B"
         )
+        formula_zh = f"{lin:,} 个块内线性层参数 x 1 B（int8）+ fp32 行缩放 + {other:,} 个其他参数 x {other_bytes} B"
     if run.prepare_kbit:
         formula += " (prepare_model_for_kbit_training upcasts these to fp32)"
-    return qbytes + other * other_bytes, formula
+        formula_zh += "（prepare_model_for_kbit_training 会把这些转成 fp32）"
+    return qbytes + other * other_bytes, formula, formula_zh
 
 
 def weights(run: Run) -> Component:
@@ -58,8 +64,15 @@ def weights(run: Run) -> Component:
             4 * n,
             f"{n:,} params x 4 B: prepare_model_for_kbit_training on a "
             "model that is not quantized casts every fp16/bf16 weight to fp32",
+            f"{n:,} 个参数 x 4 B：对没有量化的模型调用 prepare_model_for_kbit_training "
+            "会把每个 fp16/bf16 权重转成 fp32",
         )
-    return Component("weights", n * run.w_bytes, f"{n:,} params x {run.w_bytes} B ({run.weight_dtype})")
+    return Component(
+        "weights",
+        n * run.w_bytes,
+        f"{n:,} params x {run.w_bytes} B ({run.weight_dtype})",
+        f"{n:,} 个参数 x {run.w_bytes} B（{run.weight_dtype}）",
+    )
 
 
 def live_weights(run: Run, shards: Sharding, loaded: Component) -> Component:
@@ -72,6 +85,7 @@ def live_weights(run: Run, shards: Sharding, loaded: Component) -> Component:
             "weights",
             per_layer // d + (a.lm_head_params() or a.embedding_params()) * w,
             f"{loaded.formula}; layers split over {d} GPUs (device_map), the last GPU also holds lm_head",
+            f"{loaded.formula_zh}；各层分到 {d} 张卡上（device_map），最后一张卡还放着 lm_head",
         )
     if shards.params > 1 or shards.offload_params:
         # FSDP's MixedPrecision gathers the shards in the compute dtype (accelerate sets param_dtype from
@@ -85,6 +99,9 @@ def live_weights(run: Run, shards: Sharding, loaded: Component) -> Component:
             f"{loaded.formula}; sharded over {shards.params} GPUs"
             + (" and offloaded to CPU" if shards.offload_params else "")
             + " + gathered working set (two decoder layers and the embedding)",
+            f"{loaded.formula_zh}；分片到 {shards.params} 张卡"
+            + ("并 offload 到 CPU" if shards.offload_params else "")
+            + " + 聚合后的工作集（两个解码层和 embedding）",
         )
     return loaded
 
@@ -102,4 +119,6 @@ def autocast_copies(run: Run) -> Component | None:
         cast_params * run.e,
         f"autocast keeps {run.compute_dtype} copies of the {run.weight_dtype} "
         "linear weights for backward" + (" (one layer at a time with checkpointing)" if run.gc else ""),
+        f"autocast 为反向保留 {run.weight_dtype} 线性层权重的 {run.compute_dtype} 拷贝"
+        + ("（开启检查点时一次一层）" if run.gc else ""),
     )
