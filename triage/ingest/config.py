@@ -164,7 +164,8 @@ def _quant_config(value: Any) -> Pairs:
         return []
     if _bool(value.get("load_in_4bit")) or _bool(value.get("_load_in_4bit")):
         out: Pairs = [("quantization", "4bit")]
-        return out + _double_quant(value.get("bnb_4bit_use_double_quant"))
+        out += _double_quant(value.get("bnb_4bit_use_double_quant"))
+        return out + _bnb_compute_dtype(value.get("bnb_4bit_compute_dtype"))
     if _bool(value.get("load_in_8bit")) or _bool(value.get("_load_in_8bit")):
         return [("quantization", "8bit")]
     return _quant_bits(value.get("bits"))
@@ -367,6 +368,60 @@ def _use_cache(value: Any) -> Pairs:
     return [] if flag is None else [("use_cache", flag)]
 
 
+def _fused_loss_on(value: Any) -> Pairs:
+    """axolotl's ``liger_fused_linear_cross_entropy`` / ``cut_cross_entropy``: true means a chunked loss."""
+    return [("fused_loss", True)] if _bool(value) else []
+
+
+def _liger(value: Any, config: Any) -> Pairs:
+    """TrainingArguments' ``use_liger_kernel`` with its ``liger_kernel_config``.
+
+    ``Trainer`` calls ``apply_liger_kernel(model, liger_kernel_config)``, whose keyword arguments
+    default to ``fused_linear_cross_entropy=True`` (Liger-Kernel's ``apply_liger_kernel_to_*``):
+    the logits are never materialised unless the config turns that kernel off.
+    """
+    flag = _bool(value)
+    if flag is None:
+        return []
+    if flag and isinstance(config, Mapping) and _bool(config.get("fused_linear_cross_entropy")) is False:
+        return [("fused_loss", False)]
+    return [("fused_loss", flag)]
+
+
+def _padding_free(value: Any) -> Pairs:
+    """TRL's ``padding_free``: the batch is flattened into one sequence, so no padding tokens."""
+    return [("padding", "none")] if _bool(value) else []
+
+
+def _bnb_compute_dtype(value: Any) -> Pairs:
+    text = str(value).lower().replace("torch.", "")
+    dtype = _DTYPES.get(text)
+    return [("bnb_compute_dtype", dtype)] if dtype in ("fp32", "fp16", "bf16") else []
+
+
+def _checkpointing_kwargs_notes(key: str, value: Any) -> list[str]:
+    """What ``activation_checkpointing_kwargs`` changes that the estimate does not model.
+
+    transformers 5's ``activation_checkpointing_enable(every_n_layers=..., offload=...)``: checkpoint
+    only every n-th decoder layer, or hold the saved layer inputs in pinned host memory.
+    """
+    if not isinstance(value, Mapping):
+        return []
+    notes = []
+    every = _int(value.get("every_n_layers"))
+    if every is not None and every > 1:
+        notes.append(
+            f"{key}.every_n_layers={every}: only one decoder layer in {every} is checkpointed, the others keep "
+            "their activations; the estimate sizes checkpointing of every layer, so it is low"
+        )
+    if _bool(value.get("offload")):
+        notes.append(
+            f"{key}.offload=true: the checkpointed layer inputs are held in host memory; the estimate keeps them "
+            "on the GPU, so it is high by about layers x tokens x hidden x 2 bytes"
+        )
+    return notes
+
+
 #: Understood keys -> rule. Keys are compared lower-cased.
 RULES: dict[str, Rule] = {
     "per_device_train_batch_size": to_int("batch_size"),
@@ -389,6 +444,16 @@ RULES: dict[str, Rule] = {
     "max_completion_length": to_int("max_new_tokens"),
     "num_beams": to_int("num_beams"),
     "gradient_checkpointing": to_bool("gradient_checkpointing"),
+    # transformers 5 renamed it (gradient_checkpointing is its deprecated alias); the new name wins
+    "activation_checkpointing": to_bool("gradient_checkpointing"),
+    "activation_checkpointing_kwargs": lambda v: [],
+    "gradient_checkpointing_kwargs": lambda v: [],
+    "use_liger_kernel": lambda v: _liger(v, None),
+    "liger_kernel_config": lambda v: [],
+    "liger_fused_linear_cross_entropy": _fused_loss_on,
+    "cut_cross_entropy": _fused_loss_on,
+    "padding_free": _padding_free,
+    "bnb_4bit_compute_dtype": _bnb_compute_dtype,
     "disable_gradient_checkpointing": to_bool("gradient_checkpointing", invert=True),
     "optim": _optimizer,
     "optimizer": _optimizer,
@@ -556,7 +621,6 @@ IRRELEVANT = frozenset(
         "hub_token",
         "hub_private_repo",
         "hub_always_push",
-        "gradient_checkpointing_kwargs",
         "include_inputs_for_metrics",
         "include_for_metrics",
         "eval_do_concat_batches",
@@ -581,7 +645,6 @@ IRRELEVANT = frozenset(
         "optim_target_modules",
         "batch_eval_metrics",
         "eval_on_start",
-        "use_liger_kernel",
         "eval_use_gather_object",
         "average_tokens_across_devices",
         "fp16_opt_level",
@@ -680,7 +743,6 @@ IRRELEVANT = frozenset(
         "liger_rope",
         "liger_rms_norm",
         "liger_glu_activation",
-        "liger_fused_linear_cross_entropy",
         "loss_watchdog_threshold",
         "loss_watchdog_patience",
         "model_name_or_path",
@@ -826,8 +888,57 @@ IRRELEVANT = frozenset(
         "torchscript",
         "use_return_dict",
         "output_hidden_states",
+        # transformers 5.x TrainingArguments: the cache emptied between steps (not the step's allocated
+        # peak), logging, hub, data loading order, the SIGTERM checkpoint
+        "torch_empty_cache_steps",
+        "project",
+        "trackio_space_id",
+        "trackio_bucket_id",
+        "trackio_static_space_id",
+        "enable_jit_checkpoint",
+        "hub_revision",
+        "dataloader_multiprocessing_context",
+        "dataloader_in_order",
+        "train_sampling_strategy",
+        "ddp_static_graph",
+        # TRL SFTConfig / ModelConfig
+        "shuffle_dataset",
+        "packing_strategy",
+        "pad_to_multiple_of",
+        "pad_token",
+        "model_revision",
+        "lora_task_type",
+        "lora_target_parameters",
+        "bnb_4bit_quant_type",
+        "bnb_4bit_quant_storage",
+        # peft 0.21 LoraConfig: its version, initialisation methods, adapter variants' settings while unused
+        "peft_version",
+        "lora_ga_config",
+        "qalora_group_size",
+        "ensure_weight_tying",
+        "alora_invocation_tokens",
+        # a model's config.json (transformers 5.x): rotary settings, attention kinds per layer, read as the
+        # architecture by the estimator (hidden_activation) or without bearing on memory
+        "rope_parameters",
+        "layer_types",
+        "hidden_activation",
+        "qk_layernorm",
+        "original_max_position_embeddings",
+        "use_bidirectional_attention",
     ]
 )
+
+#: Keys that change nothing when unset (null/false) and something the estimate does not model when set:
+#: key -> what to say when set.
+UNMODELLED_WHEN_SET = {
+    "activation_offloading": "TRL moves the saved activations to host memory; the estimate keeps them on the GPU, "
+    "so it is high",
+    "parallelism_config": "accelerate's tensor/context parallelism is not modelled; the estimate is per GPU without it",
+    **{
+        key: "a LoRA variant the estimate does not model; it sizes plain LoRA"
+        for key in ("use_qalora", "velora_config", "monteclora_config", "use_bdlora", "arrow_config", "kasa_config")
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -1021,6 +1132,11 @@ def _apply_rule(key_path: Sequence[str], value: Any, emit: Callable[..., None], 
     return True
 
 
+def _key_named(data: Mapping[str, Any], name: str) -> str:
+    """The key of ``data`` that is ``name`` compared lower-cased (``name`` itself when absent)."""
+    return next((str(k) for k in data if str(k).lower() == name), name)
+
+
 def read_config(text: str, path: str = "config") -> ConfigReading:
     """Facts and unknown keys of a config file's text."""
     data = parse_config_text(text, path)
@@ -1056,6 +1172,22 @@ def read_config(text: str, path: str = "config") -> ConfigReading:
             if low != "train_batch_size":
                 emit(RULES[low](value), [key], value)
             continue
+        if low == "gradient_checkpointing" and data.get(_key_named(data, "activation_checkpointing")) is not None:
+            continue  # the deprecated alias: TrainingArguments.__post_init__ uses it only when the new name is unset
+        if low == "use_liger_kernel":
+            emit(_liger(value, data.get(_key_named(data, "liger_kernel_config"))), [key], value)
+            continue
+        if low in ("activation_checkpointing_kwargs", "gradient_checkpointing_kwargs"):
+            newer = data.get(_key_named(data, "activation_checkpointing_kwargs"))
+            if low == "activation_checkpointing_kwargs" or newer is None:
+                notes += [f"{path}: {note}" for note in _checkpointing_kwargs_notes(key, value)]
+            continue
+        if low in UNMODELLED_WHEN_SET:
+            if _is_set(value):
+                notes.append(f"{path}: {key}={json.dumps(value, default=str)}: {UNMODELLED_WHEN_SET[low]}")
+            continue
+        if low in NESTED and value is None:
+            continue  # model_init_kwargs: null (TRL's default): from_pretrained's own defaults
         if low in NESTED and isinstance(value, Mapping):
             for sub_key, sub_value in value.items():
                 said = _apply_rule([key, str(sub_key)], sub_value, emit, notes, path)
