@@ -343,3 +343,74 @@ def test_the_tui_what_if_does_not_size_dynamic_padding_without_lengths(kb):
     )
     drawn = " ".join(render_bar(view, 80, "en").plain.split())
     assert "with 1 change: cannot be sized without the lengths of your samples" in drawn and "~0" not in drawn
+
+
+#: Checkpointing on, micro-batch 1, 8192 tokens, eager attention on transformers 4.31: only SDPA (or a
+#: shorter sequence) is left, and SDPA needs transformers 4.36.0 (the knowledge base's wheel-verified bound).
+UPGRADE_CASE = [
+    "model_name=llama-2-7b",
+    "finetune_method=lora",
+    "gpu_name=3090",
+    "transformers_version=4.31.0",
+    "attn_implementation=eager",
+    "max_length=8192",
+    "gradient_checkpointing=true",
+    "batch_size=1",
+    "torch_dtype=bf16",
+]
+
+
+def test_an_upgrade_that_unlocks_a_remedy_is_itself_the_plan(kb):
+    analysis, data = diagnose(kb, UPGRADE_CASE)
+    plan = analysis.memory.plan
+    assert plan is not None and plan.fits
+    # the quality-free way, with the upgrade it needs, before halving max_length (which costs quality)
+    assert [s.remedy_id for s in plan.steps] == ["use-sdpa-or-flash-attention"]
+    step = data["memory"]["plan"]["steps"][0]
+    assert step["upgrades"] == {"transformers": "4.36.0"}
+    assert {"fact": "transformers_version", "before": "4.31.0", "after": "4.36.0"} in step["targets"]
+    sdpa = next(r for r in data["remedies"] if r["id"] == "use-sdpa-or-flash-attention")
+    assert sdpa["applicable"] is False and sdpa["saving_gib"] > 15
+    assert sdpa["unlocked_by"] == [{"package": "transformers", "have": "4.31.0", "version": "4.36.0"}]
+    flat = " ".join(render_text(data).split())
+    assert "cheapest plan that fits: transformers_version 4.31.0 → 4.36.0, attn_implementation eager → sdpa" in flat
+    assert "upgrading is the way to it: transformers 4.31.0 → 4.36.0" in flat
+    md = render_markdown(data)
+    assert "upgrading is the way to it: transformers 4.31.0 → 4.36.0" in md
+    assert "`use-sdpa-or-flash-attention` (transformers_version 4.31.0 → 4.36.0" in md
+    _, zh = diagnose(kb, UPGRADE_CASE, lang="zh")
+    zh_text = " ".join(render_text(zh).split())
+    assert "代价最小的可行方案: transformers_version 4.31.0 → 4.36.0" in zh_text
+    assert "需要 transformers>=4.36.0（你的是 4.31.0）; 升级就能用上它：transformers 4.31.0 → 4.36.0" in zh_text
+
+
+def test_an_upgrade_costs_more_than_a_flag_and_less_than_any_quality(kb):
+    from triage.estimate import remedy_cost
+    from triage.quantify import unlocked
+
+    sdpa = kb.remedies["use-sdpa-or-flash-attention"]
+    upgraded = unlocked(sdpa, {"transformers_version": "4.36.0"})
+    # more than flipping a flag (the same remedy on a new enough transformers), less than a shorter sequence
+    assert remedy_cost(sdpa) < remedy_cost(upgraded) < remedy_cost(kb.remedies["reduce-max-length"])
+
+
+def test_an_upgrade_does_not_unlock_what_the_gpu_cannot_run(kb):
+    from triage.quantify import unlock
+
+    facts = api.parse_facts(
+        kb, ["gpu_name=V100", "compute_capability=7.0", "transformers_version=4.31.0", "attn_implementation=eager"]
+    )
+    session = api.read(kb, symptoms=["CUDA out of memory"], facts=facts).session()
+    fa2, sdpa = kb.remedies["use-flash-attention-2"], kb.remedies["use-sdpa-or-flash-attention"]
+    assert unlock(session.facts, fa2) == {}  # compute capability 7.0: upgrading transformers does not help
+    assert unlock(session.facts, sdpa) == {"transformers_version": "4.36.0"}
+
+
+def test_blockers_in_english_are_the_engines_own(kb):
+    """The contract says why a remedy does not apply in the output's language; in English it says exactly
+    what the engine says, so the two never drift apart."""
+    for facts in (CLASSIC, UPGRADE_CASE, ["gpu_name=V100", "transformers_version=4.31.0", "zero_stage=3"]):
+        analysis, data = diagnose(kb, facts)
+        engine = {rr.remedy.id: list(rr.blockers) for rr in analysis.diagnosis.remedies}
+        for r in data["remedies"]:
+            assert r["blockers"] == engine[r["id"]], r["id"]

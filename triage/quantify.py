@@ -106,6 +106,12 @@ class Memory:
     """The run under the other value of each assumed setting that moves the estimate by more than 10 %."""
     doubt: Doubt | None = None
     """Set when the estimate contradicts what the user saw (it trained, yet cannot fit at all)."""
+    missing_zh: str = ""
+    """``missing`` in Chinese, when the estimator says it in Chinese."""
+
+    def missing_in(self, lang: str) -> str | None:
+        """Why there is no estimate, in ``lang``."""
+        return self.missing_zh if lang == "zh" and self.missing_zh else self.missing
 
 
 def try_estimate(facts: FactSet) -> tuple[Estimate | None, str | None]:
@@ -306,7 +312,12 @@ def quantify(
     """
     facts = diagnosis.session.facts
     if est is None:
-        return Memory(None, missing, None, None)
+        try:
+            estimate(facts)
+            missing_zh = ""
+        except NOT_ESTIMABLE as exc:
+            missing_zh = getattr(exc, "zh", "")
+        return Memory(None, missing, None, None, missing_zh=missing_zh)
     known = dict(outcomes or {})
     for rr in diagnosis.remedies:
         if rr.remedy.id not in known:

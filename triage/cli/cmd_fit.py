@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     except api.EstimateError as exc:
         raise InputError(str(exc).strip("'\"")) from None
     if args.format == "json":
-        sys.stdout.write(json_text(fit_json(result, args.solve, inputs)) + "\n")
+        sys.stdout.write(json_text(fit_json(result, args.solve, inputs, args.lang)) + "\n")
     else:
         sys.stdout.write(for_terminal(render_fit(result, args.solve, args.headroom, inputs, args.lang)))
     return EXIT_OK if result.value is not None else EXIT_FAILED

@@ -29,7 +29,11 @@ T = TypeVar("T")
 
 
 class RunError(ValueError):
-    """Facts that do not describe a run the estimator can size."""
+    """Facts that do not describe a run the estimator can size (``zh``: the same in Chinese, when said)."""
+
+    def __init__(self, message: str, zh: str = "") -> None:
+        super().__init__(message)
+        self.zh = zh
 
 
 class ModelUnknown(RunError):
@@ -297,7 +301,9 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, n
             else:
                 raise ModelUnknown(
                     f"unknown model {values['model_name']!r}: give a preset name (`triage estimate "
-                    "--list-models`), a config.json, or model_params_b"
+                    "--list-models`), a config.json, or model_params_b",
+                    f"未知的模型 {values['model_name']!r}：请给出预设名（`triage estimate --list-models`）、"
+                    "config.json 或 model_params_b",
                 )
     if arch is None and values.get("model_params_b") and not {"hidden", "layers", "heads"} <= set(dims):
         arch = nearest_by_params(float(values["model_params_b"]))
@@ -313,7 +319,9 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, n
         if not {"hidden", "layers", "heads"} <= set(dims):
             raise ModelUnknown(
                 "the model is unknown: give model_name (a preset or HF id), a config.json, "
-                "model_params_b, or hidden_size, num_layers and num_attention_heads"
+                "model_params_b, or hidden_size, num_layers and num_attention_heads",
+                "模型未知：请给出 model_name（预设名或 HF id）、config.json、model_params_b，"
+                "或 hidden_size、num_layers 和 num_attention_heads",
             )
         hidden = dims["hidden"]
         inter = dims.get("intermediate", int(8 * hidden / 3))

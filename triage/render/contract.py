@@ -143,7 +143,7 @@ def outcome_dict(outcome: Outcome, lang: str, fitted_before: bool | None) -> dic
 def memory_dict(memory: Memory | None, lang: str = "en") -> dict[str, Any]:
     """The ``memory`` object: the estimate, the plan and the fingerprint, or what is missing."""
     if memory is None or memory.estimate is None:
-        return {"estimated": False, "missing": memory.missing if memory else "no estimate was requested"}
+        return {"estimated": False, "missing": memory.missing_in(lang) if memory else t("no_estimate_requested", lang)}
     est = memory.estimate
     out: dict[str, Any] = {"estimated": True, **est.to_json(lang)}
     out["gpu_capacity_gib"] = _gib(est.capacity_bytes)

@@ -26,16 +26,16 @@ def capacity_bar(used: float, capacity: float, width: int = 40) -> str:
     return "[" + "#" * filled + "." * (width - filled) + "]" + (" >" if used > capacity else "")
 
 
-def describe_run(est: Estimate) -> str:
+def describe_run(est: Estimate, lang: str = "en") -> str:
     """One line: the model, the method, the dtype, the shape of a step, the GPU."""
     r = est.run
     method = r.method if not r.lora else f"{r.method} r={r.lora_r} ({','.join(r.lora_targets)})"
     quant = f" · {r.quantization}" if r.quantization != "none" else ""
-    gpu = f" on {r.gpu.name}" if r.gpu else ""
+    gpu = f" · {r.gpu.name}" if r.gpu else ""
     accum = f" x accum {r.grad_accum}" if r.grad_accum > 1 else ""
     return (
         f"{r.arch.name} · {method}{quant} · {r.weight_dtype} · b={r.batch} x s={r.seq}{accum} · "
-        f"GC {'on' if r.gc else 'off'} · {r.attn} · {r.optimizer}{gpu}"
+        f"GC {t('value_on' if r.gc else 'value_off', lang)} · {r.attn} · {r.optimizer}{gpu}"
     )
 
 
@@ -62,16 +62,18 @@ def render_estimate(
 ) -> str:
     """The breakdown for an 80-column terminal; ``alternatives`` (assumed settings that move the
     estimate by more than 10 %) are shown with both figures after the verdict."""
-    lines = [*_inputs(inputs, lang), *wrap(describe_run(est), WIDTH, "", "  "), ""]
+    lines = [*_inputs(inputs, lang), *wrap(describe_run(est, lang), WIDTH, "", "  "), ""]
     peak = est.peak_bytes
-    lines += wrap(f"{t('est_peak', lang)}: {peak / GiB:.2f} GiB, {est.peak_phase} ({est.peak.detail})", WIDTH, "", "  ")
+    lines += wrap(
+        f"{t('est_peak', lang)}: {peak / GiB:.2f} GiB, {est.peak_phase} ({est.peak.detail_in(lang)})", WIDTH, "", "  "
+    )
     comps = sorted(est.components.items(), key=lambda kv: -kv[1])
     width = max((len(k) for k, _ in comps), default=10)
     for name, n in comps:
         share = n / peak if peak else 0
         lines.append(f"  {name:<{width}}  {n / GiB:8.2f} GiB  {'#' * max(1, round(20 * share))}")
         if name in est.sizes:
-            lines += wrap(est.sizes[name].formula, WIDTH, "      ")
+            lines += wrap(est.sizes[name].formula_in(lang), WIDTH, "      ")
     paged = est.sizes.get("optimizer_state_paged")
     if paged is not None and paged.bytes:
         lines += wrap(f"  ({t('est_paged', lang)}: {paged.bytes / GiB:.2f} GiB)", WIDTH, "", "   ")
@@ -84,7 +86,7 @@ def render_estimate(
     )
     for item in band.items:
         lines.append(f"  + {item.name:<16} {item.expected / GiB:6.2f} GiB ({item.low / GiB:.2f}-{item.high / GiB:.2f})")
-        lines += wrap(item.why, WIDTH, "      ")
+        lines += wrap(item.why_in(lang), WIDTH, "      ")
     lines.append("")
     if est.capacity_bytes:
         cap = est.capacity_bytes
@@ -106,12 +108,12 @@ def render_estimate(
             lines += wrap(f"- {alt['label']}", WIDTH, "  ", "    ")
     if est.notes:
         lines.append("")
-        for note in est.notes:
+        for note in est.notes_in(lang):
             lines += wrap(f"{t('note', lang)}: {note}", WIDTH, "", "  ")
     if est.assumptions:
         lines += ["", t("est_assumed", lang)]
         for a in est.assumptions:
-            lines += wrap(f"- {a.fact} = {a.value}: {a.reason}", WIDTH, "  ", "    ")
+            lines += wrap(f"- {a.fact} = {a.value}: {a.reason_in(lang)}", WIDTH, "  ", "    ")
     return "\n".join(lines) + "\n"
 
 
@@ -131,10 +133,14 @@ def estimate_json(
     est: Estimate, inputs: Inputs | None = None, alternatives: Sequence[Alternative] = (), lang: str = "en"
 ) -> dict[str, Any]:
     """The estimate's JSON with how its inputs were read and the alternatives of its assumptions."""
-    return {**est.to_json(), "alternatives": _alternatives_json(est, alternatives, lang), "inputs": inputs_json(inputs)}
+    return {
+        **est.to_json(lang),
+        "alternatives": _alternatives_json(est, alternatives, lang),
+        "inputs": inputs_json(inputs),
+    }
 
 
-def fit_json(result: FitResult, solved: str, inputs: Inputs | None = None) -> dict[str, Any]:
+def fit_json(result: FitResult, solved: str, inputs: Inputs | None = None, lang: str = "en") -> dict[str, Any]:
     """``triage fit --format json``."""
     est = result.estimate
     return {
@@ -144,7 +150,7 @@ def fit_json(result: FitResult, solved: str, inputs: Inputs | None = None) -> di
         "target_gib": round(result.target_bytes / GiB, 3),
         "device_expected_gib": round(est.device_total.expected / GiB, 3),
         "peak_allocated_gib": round(est.peak_bytes / GiB, 3),
-        "assumptions": [a.to_json() for a in est.assumptions if a.fact != solved],
+        "assumptions": [a.to_json(lang) for a in est.assumptions if a.fact != solved],
         "inputs": inputs_json(inputs),
     }
 
@@ -152,7 +158,7 @@ def fit_json(result: FitResult, solved: str, inputs: Inputs | None = None) -> di
 def render_fit(result: FitResult, solved: str, headroom: float, inputs: Inputs | None = None, lang: str = "en") -> str:
     """``triage fit`` as text."""
     est = result.estimate
-    head = "\n".join([*_inputs(inputs, lang), describe_run(est)])
+    head = "\n".join([*_inputs(inputs, lang), describe_run(est, lang)])
     if result.value is None:
         return (
             f"{head}\n{t('fit_nothing', lang).format(var=solved)}: {est.device_total.expected / GiB:.2f} GiB "

@@ -93,6 +93,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "component_kv_cache": {"en": "KV cache", "zh": "KV 缓存"},
     "component_other": {"en": "other", "zh": "其他"},
     "no_estimate": {"en": "no estimate yet", "zh": "暂时无法估算"},
+    "no_estimate_requested": {"en": "no estimate was requested", "zh": "没有要求估算"},
     "fits": {"en": "fits", "zh": "放得下"},
     "does_not_fit": {"en": "does not fit", "zh": "放不下"},
     "expected": {"en": "expected", "zh": "预计"},
