@@ -26,7 +26,11 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 class ArchitectureError(ValueError):
-    """An unknown model name or an unreadable/unsupported config.json."""
+    """An unknown model name or an unreadable/unsupported config.json (``zh``: the same in Chinese, when said)."""
+
+    def __init__(self, message: str, zh: str = "") -> None:
+        super().__init__(message)
+        self.zh = zh
 
 
 LAYOUTS = ("llama", "phi3", "neox", "falcon", "phi", "gpt2", "chatglm", "baichuan")
@@ -320,10 +324,14 @@ def from_hf_config(cfg: Mapping[str, Any], source: str = "config.json") -> Archi
     if layout is None:
         raise ArchitectureError(
             f"{source}: model_type {model_type!r} is not supported by the estimator yet; "
-            f"supported: {', '.join(sorted(_MODEL_TYPES))}"
+            f"supported: {', '.join(sorted(_MODEL_TYPES))}",
+            f"{source}：估算器还不支持 model_type {model_type!r}；支持的有：{', '.join(sorted(_MODEL_TYPES))}",
         )
     if _first(cfg, "num_local_experts", "num_experts", "n_routed_experts"):
-        raise ArchitectureError(f"{source}: mixture-of-experts models are not supported by the estimator yet")
+        raise ArchitectureError(
+            f"{source}: mixture-of-experts models are not supported by the estimator yet",
+            f"{source}：估算器还不支持混合专家（MoE）模型",
+        )
     try:
         hidden = int(_first(cfg, "hidden_size", "n_embd", "d_model"))
         layers = int(_first(cfg, "num_hidden_layers", "n_layer", "num_layers"))
@@ -331,7 +339,8 @@ def from_hf_config(cfg: Mapping[str, Any], source: str = "config.json") -> Archi
         vocab = int(_first(cfg, "padded_vocab_size", "vocab_size"))
     except (TypeError, ValueError):
         raise ArchitectureError(
-            f"{source}: needs hidden_size, num_hidden_layers, num_attention_heads and vocab_size"
+            f"{source}: needs hidden_size, num_hidden_layers, num_attention_heads and vocab_size",
+            f"{source}：需要 hidden_size、num_hidden_layers、num_attention_heads 和 vocab_size",
         ) from None
     kv = _first(cfg, "num_key_value_heads", "multi_query_group_num", "num_kv_heads")
     if kv is None:

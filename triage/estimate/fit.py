@@ -43,7 +43,10 @@ def fit(
     values = fact_values(facts)
     first = estimate(values, arch)
     if first.capacity_bytes is None:
-        raise RunError("fit needs the GPU: give gpu_name or gpu_memory_bytes")
+        raise RunError(
+            "fit needs the GPU: give gpu_name or gpu_memory_bytes",
+            "fit 需要知道显卡：请给出 gpu_name 或 gpu_memory_bytes",
+        )
     target = int(first.capacity_bytes * (1 - headroom))
     if upper is None:
         upper = {"max_length": max(first.run.arch.max_position, 2048), "batch_size": 4096, "lora_r": 4096}[variable]

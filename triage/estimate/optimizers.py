@@ -16,7 +16,11 @@ from dataclasses import dataclass
 
 
 class OptimizerError(ValueError):
-    """An optimizer name the estimator does not know."""
+    """An optimizer name the estimator does not know (``zh``: the same in Chinese)."""
+
+    def __init__(self, message: str, zh: str = "") -> None:
+        super().__init__(message)
+        self.zh = zh
 
 
 @dataclass(frozen=True)
@@ -126,5 +130,8 @@ def optimizer_spec(name: str) -> OptimizerSpec:
         from rapidfuzz import process
 
         near = [m[0] for m in process.extract(key, list(OPTIMIZERS), limit=3)]
-        raise OptimizerError(f"unknown optimizer {name!r}; did you mean {', '.join(near)}?")
+        raise OptimizerError(
+            f"unknown optimizer {name!r}; did you mean {', '.join(near)}?",
+            f"未知的优化器 {name!r}；是不是 {', '.join(near)}？",
+        )
     return spec

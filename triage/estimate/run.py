@@ -171,7 +171,9 @@ def as_bool(value: Any, name: str) -> bool:
         return bool(value)
     flag = parse_bool(value)
     if flag is None:
-        raise RunError(f"{name} must be true or false; got {value!r}")
+        raise RunError(
+            f"{name} must be true or false; got {value!r}", f"{name} 必须是 true 或 false；得到的是 {value!r}"
+        )
     return flag
 
 
@@ -179,9 +181,13 @@ def as_int(value: Any, name: str, minimum: int = 0) -> int:
     try:
         number = int(float(str(value).replace(",", "").replace("_", "")))
     except (ValueError, OverflowError):
-        raise RunError(f"{name} must be a whole number; got {value!r}") from None
+        raise RunError(
+            f"{name} must be a whole number; got {value!r}", f"{name} 必须是整数；得到的是 {value!r}"
+        ) from None
     if number < minimum:
-        raise RunError(f"{name} must be at least {minimum}; got {number}")
+        raise RunError(
+            f"{name} must be at least {minimum}; got {number}", f"{name} 至少为 {minimum}；得到的是 {number}"
+        )
     return number
 
 
@@ -192,7 +198,10 @@ def as_bytes(value: Any, name: str) -> int:
     try:
         return parse_bytes(str(value))
     except FactError:
-        raise RunError(f"{name} must be a size such as 24GiB; got {value!r}") from None
+        raise RunError(
+            f"{name} must be a size such as 24GiB; got {value!r}",
+            f"{name} 必须是像 24GiB 这样的大小；得到的是 {value!r}",
+        ) from None
 
 
 def as_dtype(value: Any) -> str | None:
@@ -410,7 +419,10 @@ def _read_quantization(v: Mapping[str, Any]) -> str:
     quant = str(given_or_default(v, "quantization")).lower().replace("-", "")
     quant = _QUANTIZATIONS.get(quant, quant)
     if quant not in ("none", "8bit", "4bit"):
-        raise RunError(f"quantization must be none, 8bit or 4bit; got {v['quantization']!r}")
+        raise RunError(
+            f"quantization must be none, 8bit or 4bit; got {v['quantization']!r}",
+            f"quantization 必须是 none、8bit 或 4bit；得到的是 {v['quantization']!r}",
+        )
     return quant
 
 
@@ -432,7 +444,10 @@ def _read_method(v: Mapping[str, Any], quant: str, notes: list[Assumption]) -> t
     """The fine-tuning method, and the quantization it implies (QLoRA means a 4-bit base)."""
     method = str(v["finetune_method"]).lower() if v.get("finetune_method") else _default_method(v, quant, notes)
     if method not in ("full", "lora", "qlora", "freeze"):
-        raise RunError(f"finetune_method must be full, lora, qlora or freeze; got {method!r}")
+        raise RunError(
+            f"finetune_method must be full, lora, qlora or freeze; got {method!r}",
+            f"finetune_method 必须是 full、lora、qlora 或 freeze；得到的是 {method!r}",
+        )
     if method == "qlora" and quant == "none" and "quantization" not in v:
         quant = _assume(notes, "quantization", "4bit", "QLoRA means a 4-bit base", "QLoRA 意味着 4-bit 基座")
     if quant != "none" and method == "full":
@@ -621,7 +636,10 @@ def _read_attention(v: Mapping[str, Any], a: Architecture, tf: Version | None, n
         attn = str(v["attn_implementation"]).lower()
         attn = _ATTENTION_ALIASES.get(attn, attn)
         if attn not in ("eager", "sdpa", "flash_attention_2", "xformers"):
-            raise RunError(f"attn_implementation must be eager, sdpa, flash_attention_2 or xformers; got {attn!r}")
+            raise RunError(
+                f"attn_implementation must be eager, sdpa, flash_attention_2 or xformers; got {attn!r}",
+                f"attn_implementation 必须是 eager、sdpa、flash_attention_2 或 xformers；得到的是 {attn!r}",
+            )
         return attn
     if a.default_attn:
         return _assume(
@@ -703,11 +721,14 @@ def _read_distribution(v: Mapping[str, Any], notes: list[Assumption]) -> _Distri
     """DDP, DeepSpeed (ZeRO stage, offload), FSDP or a device_map split, and the GPU count."""
     dist = str(given_or_default(v, "distributed")).lower()
     if dist not in ("none", "ddp", "deepspeed", "fsdp", "model_parallel"):
-        raise RunError(f"distributed must be none, ddp, deepspeed, fsdp or model_parallel; got {dist!r}")
+        raise RunError(
+            f"distributed must be none, ddp, deepspeed, fsdp or model_parallel; got {dist!r}",
+            f"distributed 必须是 none、ddp、deepspeed、fsdp 或 model_parallel；得到的是 {dist!r}",
+        )
     zero = as_int(v["zero_stage"], "zero_stage") if v.get("zero_stage") is not None else None
     offload = as_bool(given_or_default(v, "offload"), "offload")
     if zero is not None and zero > 3:
-        raise RunError(f"zero_stage must be 0-3; got {zero}")
+        raise RunError(f"zero_stage must be 0-3; got {zero}", f"zero_stage 必须是 0-3；得到的是 {zero}")
     if dist == "none" and (zero or offload):
         dist = _assume(
             notes,
