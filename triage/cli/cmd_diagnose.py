@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     if inputs.snapshot is not None:
         from triage.render.snapshot import snapshot_dict
 
-        data["snapshot"] = snapshot_dict(inputs.snapshot, analysis.memory)
+        data["snapshot"] = snapshot_dict(inputs.snapshot, analysis.memory, args.lang)
     if args.format == "json":
         from triage.render.output import validated  # the contract's pydantic models: JSON output only
 

@@ -100,8 +100,8 @@ def estimate_by_component(components: Mapping[str, int]) -> dict[str, int]:
     return out
 
 
-def snapshot_dict(snap: SnapshotMemory | None, memory: Memory | None) -> dict[str, Any] | None:
-    """The ``snapshot`` object of the output, or None without a snapshot."""
+def snapshot_dict(snap: SnapshotMemory | None, memory: Memory | None, lang: str = "en") -> dict[str, Any] | None:
+    """The ``snapshot`` object of the output, or None without a snapshot (the estimate's moment in ``lang``)."""
     if snap is None:
         return None
     est = memory.estimate if memory is not None else None
@@ -122,7 +122,7 @@ def snapshot_dict(snap: SnapshotMemory | None, memory: Memory | None) -> dict[st
         "requested_gib": _gib(snap.requested),
         "device_free_gib": _gib(snap.device_free),
         "without_stack_gib": _gib(snap.without_stack),
-        "estimate_phase": f"{est.peak.name}: {est.peak.detail}" if est is not None else None,
+        "estimate_phase": f"{est.peak.name}: {est.peak.detail_in(lang)}" if est is not None else None,
         "rows": rows,
         "largest": [{"gib": _gib(b.bytes), "component": b.component, "where": b.where} for b in snap.largest],
         "notes": list(snap.notes),
