@@ -67,3 +67,15 @@ def test_tied_embeddings_cost_two_extra_gradient_copies_in_a_full_finetune():
     assert tied is not None and tied.bytes == 2 * a.vocab * a.hidden * 2
     assert tied_embedding_grads(context_of(model_name="qwen2.5-0.5b")) is None  # LoRA
     assert tied_embedding_grads(context_of(finetune_method="full")) is None  # Llama: untied
+
+
+def test_fsdp_and_zero3_shard_the_adapters_and_cpu_offload_moves_them_off_the_gpu():
+    one = lora_adapters(context_of())
+    fsdp = lora_adapters(context_of(distributed="fsdp", zero_stage=3, gpu_count=4))
+    zero3 = lora_adapters(context_of(distributed="deepspeed", zero_stage=3, gpu_count=2))
+    zero2 = lora_adapters(context_of(distributed="deepspeed", zero_stage=2, gpu_count=2))
+    offload = lora_adapters(context_of(distributed="fsdp", zero_stage=3, gpu_count=2, offload=True))
+    assert one is not None and fsdp is not None and zero3 is not None and zero2 is not None
+    assert fsdp.bytes == one.bytes // 4 and zero3.bytes == one.bytes // 2
+    assert zero2.bytes == one.bytes  # ZeRO-2 keeps every parameter whole on each GPU
+    assert offload is not None and offload.bytes == 0 and "offloaded to CPU" in offload.formula

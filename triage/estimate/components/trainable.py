@@ -149,16 +149,27 @@ def trainable(run: Run) -> Trainable:
 
 
 def lora_adapters(ctx: Context) -> Component | None:
-    """The LoRA adapter weights, in fp32 (peft ``autocast_adapter_dtype``)."""
+    """The LoRA adapter weights on this GPU, in fp32 (peft ``autocast_adapter_dtype``).
+
+    FSDP full shard and ZeRO-3 shard every parameter, the adapters included (FSDP flattens each
+    wrapped unit's parameters into one sharded FlatParameter; ZeRO-3 partitions all of them), and
+    FSDP ``cpu_offload`` / ZeRO-3 ``offload_param`` keep those shards on the CPU, adapters too.
+    """
     if not ctx.run.lora:
         return None
-    tr = ctx.trainable
-    return Component(
-        "lora_adapters",
-        tr.params * 4,
-        f"{tr.formula} x 4 B (fp32 adapters, peft autocast_adapter_dtype)",
-        f"{tr.formula_zh} x 4 B（fp32 的 adapter，peft autocast_adapter_dtype）",
-    )
+    tr, shards = ctx.trainable, ctx.shards
+    size = tr.params * 4
+    formula = f"{tr.formula} x 4 B (fp32 adapters, peft autocast_adapter_dtype)"
+    formula_zh = f"{tr.formula_zh} x 4 B（fp32 的 adapter，peft autocast_adapter_dtype）"
+    if shards.offload_params:
+        size = 0
+        formula += "; sharded and offloaded to CPU with the other parameters"
+        formula_zh += "；与其他参数一起分片并 offload 到 CPU"
+    elif shards.params > 1:
+        size //= shards.params
+        formula += f" / {shards.params} GPUs (sharded with the other parameters)"
+        formula_zh += f" / {shards.params} 张卡（与其他参数一起分片）"
+    return Component("lora_adapters", size, formula, formula_zh)
 
 
 def modules_to_save(run: Run) -> Component | None:
