@@ -326,6 +326,9 @@ def test_sharding_a_one_gpu_run_says_it_needs_more_gpus(kb):
     _, zh = diagnose(kb, facts, symptom="CUDA out of memory, full fine-tune, zero stage too low", lang="zh")
     zero3_zh = next(r for r in zh["remedies"] if r["id"] == "deepspeed-zero3")
     assert "gpu_count 1 → 2（假设值：请用 --fact gpu_count=N 说明）" in zero3_zh["outcome"]["label"]
+    # ZeRO-Offload alone runs on the one GPU the run has: no GPU is added, assumed or not
+    offload = next(r for r in data["remedies"] if r["id"] == "zero-offload")
+    assert offload["outcome"]["changes"] and all(c["fact"] != "gpu_count" for c in offload["outcome"]["changes"])
 
 
 def test_the_tui_what_if_does_not_size_dynamic_padding_without_lengths(kb):

@@ -155,8 +155,12 @@ def _implied(after: dict[str, Any], changes: Mapping[str, Any]) -> None:
     if "gradient_checkpointing" in changes:
         after.pop("gc_active", None)
     unsharded = str(given_or_default(after, "distributed")) in ("none", "ddp")
+    one_gpu = str(given_or_default(after, "distributed")) == "none" and not after.get("gpu_count")
     if ("zero_stage" in changes or "offload" in changes) and unsharded:
         after["distributed"] = "deepspeed"
+        if one_gpu and "zero_stage" not in changes and "gpu_count" not in changes:
+            # ZeRO-Offload alone runs on the one GPU the run has; only sharding needs more (assumed, and said)
+            after["gpu_count"] = 1
 
 
 def apply_changes(values: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
