@@ -596,17 +596,15 @@ def user_files(row: Row, variant: str, tf_version: str) -> tuple[dict[str, str],
             init["quantization_config"] = bnb
         sft = dict(_template("sft_config.json"), **train, max_length=spec.seq, model_init_kwargs=init)
         files["sft_config.json"] = json.dumps(sft, indent=2)
-    else:  # TRL's command line: `trl sft --config trl.yaml` (ModelConfig + SFTConfig in one file)
-        cli = dict(_template("sft_config.json"), **_template("trl_model_config.json"), **train)
-        cli.update(
-            model_name_or_path=_hub_id(row.preset),
-            dtype=dtype,
-            attn_implementation=spec.attn,
-            max_length=spec.seq,
-            use_peft=lora,
-            load_in_4bit=spec.method == "qlora",
-            use_bnb_nested_quant=spec.method == "qlora" and spec.double_quant,
-        )
+    else:  # TRL's command line, `trl sft --config trl.yaml`: the keys a user writes (ModelConfig, SFTConfig and
+        # the dataset together), checkpointing under transformers 5's name, everything else TRL's defaults
+        cli: dict[str, Any] = {
+            "model_name_or_path": _hub_id(row.preset),
+            "dataset_name": "trl-lib/Capybara",
+            "dtype": dtype,
+            "attn_implementation": spec.attn,
+            "use_peft": lora,
+        }
         if lora:
             cli.update(
                 lora_r=spec.lora_r,
@@ -614,6 +612,19 @@ def user_files(row: Row, variant: str, tf_version: str) -> tuple[dict[str, str],
                 lora_dropout=spec.lora_dropout,
                 lora_target_modules=list(spec.lora_targets),
             )
+        if spec.method == "qlora":
+            cli.update(load_in_4bit=True, use_bnb_nested_quant=spec.double_quant)
+        cli.update(
+            max_length=spec.seq,
+            per_device_train_batch_size=spec.batch,
+            gradient_accumulation_steps=1,
+            activation_checkpointing=spec.gc,
+            bf16=False,
+            optim=optim,
+            learning_rate=2.0e-4,
+            num_train_epochs=1,
+            output_dir="out",
+        )
         files["trl.yaml"] = yaml.safe_dump(cli, sort_keys=False)
         lora = False  # the adapter settings are in trl.yaml
     files["config.json"] = json.dumps(model, indent=2)
@@ -640,11 +651,12 @@ def _run_differences(a: Any, b: Any) -> list[str]:
     for f in dataclasses.fields(a):
         x, y = getattr(a, f.name), getattr(b, f.name)
         if f.name == "arch":
-            for g in dataclasses.fields(x):
-                if g.name in ("id", "name", "source", "aliases", "params", "notes", "family"):
-                    continue
-                if getattr(x, g.name) != getattr(y, g.name):
-                    out.append(f"model {g.name}: {getattr(x, g.name)} from the files, {getattr(y, g.name)} by flags")
+            # not compared: names, where it came from, the checkpoint's storage dtype (the run's weight dtype is),
+            # head_dim as written (0 = hidden / heads; the derived `hd` is compared instead)
+            skip = ("id", "name", "source", "aliases", "params", "notes", "family", "dtype", "head_dim")
+            for name in [g.name for g in dataclasses.fields(x) if g.name not in skip] + ["hd"]:
+                if getattr(x, name) != getattr(y, name):
+                    out.append(f"model {name}: {getattr(x, name)} from the files, {getattr(y, name)} by flags")
         elif x != y and f.name not in ("sources", "assumed", "assumptions"):
             out.append(f"{f.name}: {x} from the files, {y} by flags")
     return out
@@ -695,7 +707,7 @@ def files_rows(rows: list[Row] | None = None) -> list[dict[str, Any]]:
                 "by_flags": by_flags.peak_bytes,
                 "error_pct": (est.peak_bytes - m) / m * 100,
                 "flags_error_pct": (by_flags.peak_bytes - m) / m * 100,
-                "differences": _run_differences(run, by_flags.run) if est.peak_bytes != by_flags.peak_bytes else [],
+                "differences": _run_differences(run, by_flags.run),
                 "unknown_keys": [k.split(": ", 1)[-1] for k in inputs.unknown_keys],
                 "conflicts": list(inputs.conflicts),
                 "notes": [n.split(": ", 1)[-1] for n in inputs.notes],
@@ -725,8 +737,10 @@ def files_section(records: list[dict[str, Any]], versions: dict[str, str]) -> li
         "peft's `adapter_config.json`; the full `TrainingArguments` JSON), *sft* (`config.json`, "
         "`adapter_config.json`, a TRL `SFTConfig` JSON with `max_length` and `model_init_kwargs` holding dtype, "
         "attention and the 4-bit `BitsAndBytesConfig`) and *trl-cli* (`config.json` and the one YAML of "
-        "`trl sft --config`, TRL's `ModelConfig` and `SFTConfig` together: `use_peft`, `lora_*`, `load_in_4bit`, "
-        "`use_bnb_nested_quant`). Flags carry only what none of these files says: the installed transformers "
+        "`trl sft --config`, written by hand: only the keys a user sets, TRL's `ModelConfig` and `SFTConfig` "
+        "together: `use_peft`, `lora_*`, `load_in_4bit`, `use_bnb_nested_quant`, and checkpointing under "
+        "transformers 5's name `activation_checkpointing`). Flags carry only what none of these files says: the "
+        "installed transformers "
         "version, a plain Trainer's tokenized length and `from_pretrained` attention, full fine-tuning where no "
         "file says it, and whether the script calls `prepare_model_for_kbit_training` (TRL's SFTTrainer does "
         "not). The measured peaks are the oracle's (`bench/data/oracle_matrix.json`, written by the full run, "
@@ -749,14 +763,27 @@ def files_section(records: list[dict[str, Any]], versions: dict[str, str]) -> li
             f"{' '.join(r['flags']) or '—'} | {_g(r['measured'])} | {_g(r['from_files'])} | {r['error_pct']:+.1f} | "
             f"{r['flags_error_pct']:+.1f} | {unknown} |"
         )
-    lines += ["", "Rows whose estimate from the files differs from the flag-fed one, and why:", ""]
-    if not differ:
+    lines += [
+        "",
+        "Rows whose run, as read from the files, is not the flag-fed run (every setting and the model's shape "
+        "compared), and what that does to the estimate:",
+        "",
+    ]
+    runs_differ = [r for r in records if r["differences"] or r["from_files"] != r["by_flags"]]
+    if not runs_differ:
         lines.append("* none")
-    for r in differ:
+    for r in runs_differ:
         why = "; ".join(r["differences"]) or "the same run: differs only in a value the estimate derives"
         lines.append(
             f"* row {r['n']} ({r['config']}): {_g(r['from_files'])} GiB from the files, {_g(r['by_flags'])} GiB by "
             f"flags: {why}."
+        )
+    if any("resid_dropout" in d for r in runs_differ for d in r["differences"]):
+        lines.append(
+            "* Phi-2: the bundled preset models residual dropout (`resid_dropout: true` in "
+            "triage/estimate/data/architectures.yaml); the oracle builds the model from `hf_config_from_architecture`, "
+            "which writes no `resid_pdrop` (transformers' default 0.0), and the files are that config: the files "
+            "describe the measured model, the flags the preset. Not a reader gap."
         )
     over = [r for r in records if abs(r["error_pct"]) > FILES_TARGET_MAX]
     lines += ["", f"Rows more than {FILES_TARGET_MAX:.0f} % off the measurement:", ""]

@@ -65,10 +65,10 @@ def test_the_files_say_what_the_flags_said(records):
     oracle's own config.json differs from the bundled preset (named in the section)."""
     assert not [r["n"] for r in records if r["unknown_keys"]]
     assert not [r["n"] for r in records if r["conflicts"]]
-    differ = [r for r in records if r["from_files"] != r["by_flags"]]
-    assert all(r["differences"] for r in differ)
-    assert all("lora_" not in d and "gc" not in d.split(":")[0] for r in differ for d in r["differences"])
-    assert len(differ) <= 2
+    differ = [r for r in records if r["from_files"] != r["by_flags"] or r["differences"]]
+    # only the Phi-2 rows, whose preset has residual dropout the oracle's config.json does not
+    assert {r["config"].split(" ")[0] for r in differ} <= {"Phi-2"}
+    assert all(d.startswith("model resid_dropout:") for r in differ for d in r["differences"])
 
 
 def test_no_flag_repeats_what_a_file_says(records):

@@ -215,7 +215,7 @@ def test_trl_model_config_fields(fixture_path):
     """TRL's ModelConfig in a CLI recipe: use_peft, lora_dropout, 4-bit with nested (double) quantization."""
     reading, got = read(fixture_path("config/trl_model_config.yaml"))
     assert reading.kind == "trl"
-    assert got["finetune_method"][0] == "lora" and got["quantization"][0] == "4bit"
+    assert got["finetune_method"][0] == "qlora" and got["quantization"][0] == "4bit"  # LoRA over a 4-bit base
     assert got["double_quant"] == (True, 16)
     assert got["lora_dropout"] == (0.05, 13)
     _, full = read_data({"use_peft": False, "per_device_train_batch_size": 1, "output_dir": "o"})

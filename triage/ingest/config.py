@@ -911,6 +911,13 @@ IRRELEVANT = frozenset(
         "lora_target_parameters",
         "bnb_4bit_quant_type",
         "bnb_4bit_quant_storage",
+        # TRL ScriptArguments (the dataset of `trl sft --config`)
+        "dataset_name",
+        "dataset_config",
+        "dataset_train_split",
+        "dataset_test_split",
+        "dataset_streaming",
+        "ignore_bias_buffers",
         # peft 0.21 LoraConfig: its version, initialisation methods, adapter variants' settings while unused
         "peft_version",
         "lora_ga_config",
@@ -1200,9 +1207,33 @@ def read_config(text: str, path: str = "config") -> ConfigReading:
     defaults = _kind_defaults(kind, data, lines, seen)
     overridden = {f.name for f in defaults}
     found = [f for f in found if f.name not in overridden] + defaults
+    if kind == "trl":
+        notes += [f"{path}: {note}" for note in _trl_default_notes(data, seen | overridden)]
     if kind in _FRAMEWORKS and "framework" not in seen:
         found.append(Found("framework", _FRAMEWORKS[kind], None, None, f"the file reads as a {kind} config"))
     return ConfigReading(kind, found, unknown, notes)
+
+
+def _trl_default_notes(data: Mapping[str, Any], said: set[str]) -> list[str]:
+    """What a TRL config leaves to TRL defaults that changed between releases (no TRL version is read here).
+
+    Every TRL trainer config defaults ``gradient_checkpointing`` to True from TRL 0.22.0 (False before,
+    the TrainingArguments default), and ``bf16`` to True unless ``fp16`` is set from TRL 0.19.0 (read in
+    trl/trainer/*_config.py at the tags v0.18.0 to v0.22.0).
+    """
+    keys = {str(k).lower() for k in data}
+    notes = []
+    if "gradient_checkpointing" not in said and not keys & {"gradient_checkpointing", "activation_checkpointing"}:
+        notes.append(
+            "gradient_checkpointing is not set: TRL turns it on by default from TRL 0.22.0 (off before); say which "
+            "with --gradient-checkpointing or --no-gradient-checkpointing"
+        )
+    if "mixed_precision" not in said and not keys & {"bf16", "fp16"}:
+        notes.append(
+            "bf16 is not set: TRL trains in bf16 mixed precision by default from TRL 0.19.0 unless fp16 is set "
+            "(no autocast before); say which with --bf16 or --fact mixed_precision=no"
+        )
+    return notes
 
 
 def _kind_defaults(kind: str, data: Mapping[str, Any], lines: Sequence[str], seen: set[str]) -> list[Found]:
@@ -1246,6 +1277,11 @@ def _kind_defaults(kind: str, data: Mapping[str, Any], lines: Sequence[str], see
             # axolotl's QLoRA BitsAndBytesConfig sets bnb_4bit_use_double_quant=True unless
             # bnb_config_kwargs overrides it (src/axolotl/loaders/model.py)
             out.append(Found("double_quant", True, None, None, "axolotl's QLoRA config uses double quantization"))
+    if kind == "trl" and _bool(data.get("use_peft")) and _bool(data.get("load_in_4bit")):
+        # TRL's ModelConfig: LoRA (use_peft) over a base loaded by get_quantization_config in 4-bit
+        out.append(
+            Found("finetune_method", "qlora", locate(lines, ["load_in_4bit"]), None, "use_peft with load_in_4bit")
+        )
     if kind == "trl" and "trainer_type" not in seen:
         for key, trainer in _TRL_TYPES:
             if key in keys:
