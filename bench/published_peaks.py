@@ -365,10 +365,11 @@ def _findings_2026_12_03(results: list[Published]) -> list[str]:
         "* **Adapter dtype depends on the peft release**: up to 0.11.1 a LoRA layer takes its base weight's "
         "dtype when that is a float (`LoraLayer.update_layer`: `self.to(weight.device, dtype=weight.dtype)`; "
         "fp32 over a 4-bit uint8 base), from 0.12.0 `autocast_adapter_dtype` keeps 16-bit adapters in fp32 "
-        "(PR #1706, commit ae1ae20b, first in tag v0.12.0). The estimator always sizes fp32 adapters with fp32 "
-        "gradients and AdamW state: for r=64 on every linear of Yi-34B that is about 2 GiB per GPU too much on "
-        "fsdp_qlora's rows (peft of March 2024), and FSDP needs one dtype per flat parameter anyway. Not "
-        "modelled: it needs the peft version in the run."
+        "(PR #1706, commit ae1ae20b, first in tag v0.12.0). The estimator now sizes 16-bit adapters, gradients "
+        "and AdamW state when `peft_version` < 0.12 and the base is 16-bit (fsdp_qlora's LoRA rows, peft of "
+        "March 2024); it still sizes fp32 adapters over a 4-bit base stored as bf16 (FSDP QLoRA's "
+        "quant_storage, where old peft casts them to bf16: about 2 GiB per GPU on the Yi-34B rows), and when "
+        "the peft version is not given (the Qwen rows)."
     )
     fill = [r for r in results if r.row["group"] == "fsdp-qlora-bench" and r.excluded]
     fms_b4 = [r for r in results if r.id in ("fms-mistral-7b-lora-fsdp2-b4", "fms-mistral-7b-qlora-fsdp2-b4")]

@@ -122,6 +122,8 @@ class Run:
     framework: str = ""
     """The training framework when it changes what is saved (``litgpt``); empty for HF transformers + peft."""
     torch_version: Version | None = None
+    peft_version: Version | None = None
+    """The installed peft (None: unknown, sized as a current release)."""
     assumptions: tuple[Assumption, ...] = field(default=())
 
     @property
@@ -134,6 +136,20 @@ class Run:
         """
         v = self.bitsandbytes_version
         return self.quantization == "4bit" and v is not None and Version("0.39.0") <= v < Version("0.43.2")
+
+    @property
+    def adapter_bytes(self) -> int:
+        """Bytes per LoRA adapter element.
+
+        peft up to 0.11.1 gives the adapters their base weight's dtype when that is a float
+        (``LoraLayer.update_layer``: ``self.to(weight.device, dtype=weight.dtype)``); from 0.12.0
+        ``autocast_adapter_dtype=True`` keeps 16-bit adapters in fp32 (PR #1706, commit ae1ae20b, first
+        in tag v0.12.0). Over a quantized base (uint8/int8 storage) they stay fp32 in both.
+        """
+        v = self.peft_version
+        if v is not None and v < Version("0.12.0") and self.quantization == "none" and self.w_bytes == 2:
+            return 2
+        return 4
 
     @property
     def w_bytes(self) -> int:
@@ -883,5 +899,6 @@ def run_from_facts(facts: FactSet | Mapping[str, Any], arch: Architecture | None
         bitsandbytes_version=_read_bnb_version(v, quant, notes),
         framework=_read_framework(v),
         torch_version=_version(v.get("torch_version")),
+        peft_version=_version(v.get("peft_version")),
         assumptions=tuple(notes),
     )

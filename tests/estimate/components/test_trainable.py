@@ -79,3 +79,18 @@ def test_fsdp_and_zero3_shard_the_adapters_and_cpu_offload_moves_them_off_the_gp
     assert fsdp.bytes == one.bytes // 4 and zero3.bytes == one.bytes // 2
     assert zero2.bytes == one.bytes  # ZeRO-2 keeps every parameter whole on each GPU
     assert offload is not None and offload.bytes == 0 and "offloaded to CPU" in offload.formula
+
+
+def test_peft_before_0_12_keeps_adapters_in_the_base_dtype_and_later_releases_in_fp32():
+    params = trainable(run_of()).params
+    old = context_of(peft_version="0.11.1")
+    new = context_of(peft_version="0.12.0")
+    old_adapters, new_adapters = lora_adapters(old), lora_adapters(new)
+    assert old_adapters is not None and new_adapters is not None
+    assert old_adapters.bytes == params * 2 and new_adapters.bytes == params * 4
+    assert "before 0.12" in old_adapters.formula
+    # their gradients follow (and so does a torch AdamW state, in the parameter's dtype)
+    assert gradients(old).bytes == params * 2 and gradients(new).bytes == params * 4
+    # over a 4-bit base (uint8 storage) peft 0.11 leaves them in fp32 too
+    qlora = lora_adapters(context_of(peft_version="0.11.1", finetune_method="qlora", quantization="4bit"))
+    assert qlora is not None and qlora.bytes == params * 4

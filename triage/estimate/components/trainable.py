@@ -4,7 +4,8 @@ Formulas (shared/reference/memory-formulas.md §1.2):
 
 * LoRA adds ``r·(d_in + d_out)`` parameters per targeted linear and layer, checked against the
   logged counts of litgpt, torchtune and peft (Llama-2-7B, r=8 on q,v: 4,194,304). peft's
-  ``autocast_adapter_dtype=True`` keeps them in fp32 on a 16-bit base: 4 B each.
+  ``autocast_adapter_dtype=True`` (peft >= 0.12.0) keeps them in fp32 on a 16-bit base: 4 B each;
+  earlier releases give them the base weight's 16-bit dtype (``Run.adapter_bytes``).
 * ``modules_to_save`` keeps a trainable copy of each named embedding or head matrix (V x h).
 * One gradient per trainable parameter, in the parameter's dtype (HF model_memory_anatomy);
   an optimizer fused into backward (LOMO, torchtune ``optimizer_in_bwd``) frees each gradient
@@ -39,7 +40,7 @@ class Trainable:
     param_bytes: int
     """Bytes per element of a trained weight of a full/freeze fine-tune (its dtype)."""
     element_bytes: int
-    """Bytes per trainable element (4 for LoRA adapters, else ``param_bytes``)."""
+    """Bytes per trainable element (LoRA adapters: ``Run.adapter_bytes``, else ``param_bytes``)."""
     shapes: tuple[tuple[int, int], ...]
     """2-D shapes of the trained matrices (for factored optimizers)."""
     largest: int
@@ -101,7 +102,8 @@ def _adapters(run: Run) -> Trainable:
         adapters = run.trainable_override
         formula = f"trainable_params_b = {adapters:,} params (given)"
         formula_zh = f"trainable_params_b = {adapters:,} 个参数（已给出）"
-    return Trainable(adapters, 4, 4, tuple(shapes), largest, formula, formula_zh=formula_zh)
+    e = run.adapter_bytes
+    return Trainable(adapters, e, e, tuple(shapes), largest, formula, formula_zh=formula_zh)
 
 
 def _weights_trained(run: Run) -> Trainable:
@@ -149,7 +151,7 @@ def trainable(run: Run) -> Trainable:
 
 
 def lora_adapters(ctx: Context) -> Component | None:
-    """The LoRA adapter weights on this GPU, in fp32 (peft ``autocast_adapter_dtype``).
+    """The LoRA adapter weights on this GPU: fp32 (peft ``autocast_adapter_dtype``), 16-bit before peft 0.12.
 
     FSDP full shard and ZeRO-3 shard every parameter, the adapters included (FSDP flattens each
     wrapped unit's parameters into one sharded FlatParameter; ZeRO-3 partitions all of them), and
@@ -158,9 +160,14 @@ def lora_adapters(ctx: Context) -> Component | None:
     if not ctx.run.lora:
         return None
     tr, shards = ctx.trainable, ctx.shards
-    size = tr.params * 4
-    formula = f"{tr.formula} x 4 B (fp32 adapters, peft autocast_adapter_dtype)"
-    formula_zh = f"{tr.formula_zh} x 4 B（fp32 的 adapter，peft autocast_adapter_dtype）"
+    e = tr.element_bytes
+    size = tr.params * e
+    if e == 4:
+        formula = f"{tr.formula} x 4 B (fp32 adapters, peft autocast_adapter_dtype)"
+        formula_zh = f"{tr.formula_zh} x 4 B（fp32 的 adapter，peft autocast_adapter_dtype）"
+    else:
+        formula = f"{tr.formula} x {e} B (adapters in the base weights' dtype: peft before 0.12)"
+        formula_zh = f"{tr.formula_zh} x {e} B（adapter 与基座权重同 dtype：peft 0.12 之前）"
     if shards.offload_params:
         size = 0
         formula += "; sharded and offloaded to CPU with the other parameters"
