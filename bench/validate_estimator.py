@@ -689,7 +689,9 @@ def files_rows(rows: list[Row] | None = None) -> list[dict[str, Any]]:
             for name, text in files.items():
                 path = Path(tmp) / name
                 path.write_text(text, encoding="utf-8")
-                argv += ["--model" if name == "config.json" else "--config", str(path)]
+                # the sft user gives config.json with --config: one file, one meaning, whichever flag brings it
+                model_flag = name == "config.json" and variant != "sft"
+                argv += ["--model" if model_flag else "--config", str(path)]
             _kb, inputs = cmd_estimate.read_run(parser.parse_args(argv))
             est = cmd_estimate.estimate_of(inputs)
             run = run_of(inputs)
@@ -734,9 +736,10 @@ def files_section(records: list[dict[str, Any]], versions: dict[str, str]) -> li
         f"TRL {_template_version('sft_config.json', 'trl')}, "
         f"peft {_template_version('adapter_config.json', 'peft')}), so they carry every key those classes write. "
         "Three kinds of user, in turn: *trainer* (a saved `config.json`, with `quantization_config` for 4-bit; "
-        "peft's `adapter_config.json`; the full `TrainingArguments` JSON), *sft* (`config.json`, "
-        "`adapter_config.json`, a TRL `SFTConfig` JSON with `max_length` and `model_init_kwargs` holding dtype, "
-        "attention and the 4-bit `BitsAndBytesConfig`) and *trl-cli* (`config.json` and the one YAML of "
+        "peft's `adapter_config.json`; the full `TrainingArguments` JSON), *sft* (`config.json` given with "
+        "`--config` instead of `--model`, `adapter_config.json`, a TRL `SFTConfig` JSON with `max_length` and "
+        "`model_init_kwargs` holding dtype, attention and the 4-bit `BitsAndBytesConfig`) and *trl-cli* "
+        "(`config.json` and the one YAML of "
         "`trl sft --config`, written by hand: only the keys a user sets, TRL's `ModelConfig` and `SFTConfig` "
         "together: `use_peft`, `lora_*`, `load_in_4bit`, `use_bnb_nested_quant`, and checkpointing under "
         "transformers 5's name `activation_checkpointing`). Flags carry only what none of these files says: the "
