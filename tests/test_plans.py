@@ -417,3 +417,30 @@ def test_blockers_in_english_are_the_engines_own(kb):
         engine = {rr.remedy.id: list(rr.blockers) for rr in analysis.diagnosis.remedies}
         for r in data["remedies"]:
             assert r["blockers"] == engine[r["id"]], r["id"]
+
+
+def test_an_unknown_gpu_count_of_a_sharded_run_shows_both_figures_and_is_not_asked(kb):
+    facts = [
+        "model_name=llama-2-70b",
+        "gpu_name=A100-80GB",
+        "finetune_method=full",
+        "zero_stage=3",
+        "mixed_precision=bf16",
+        "max_length=2048",
+        "batch_size=1",
+        "gradient_checkpointing=true",
+    ]
+    analysis, data = diagnose(kb, facts)
+    assumed = {a["fact"]: a for a in data["memory"]["assumptions"]}
+    assert assumed["gpu_count"]["value"] == 2 and "sized on 2 GPUs" in assumed["gpu_count"]["reason"]
+    alt = next(a for a in data["memory"]["alternatives"] if a["fact"] == "gpu_count")
+    assert alt["assumed"] == 2 and alt["value"] == 8 and alt["change"] < -0.5
+    assert alt["label"].startswith("gpu_count 2 (assumed): ") and "8: " in alt["label"]
+    assert "gpu_count 2 (assumed)" in " ".join(render_text(data).split())
+    # shown, not asked by the estimator (the causes may still ask it: that is their evidence)
+    from triage.quantify import memory_questions
+
+    assert "gpu_count" not in [q.fact for q in memory_questions(analysis.memory, kb.facts)]
+    _, zh = diagnose(kb, facts, lang="zh")
+    alt_zh = next(a for a in zh["memory"]["alternatives"] if a["fact"] == "gpu_count")
+    assert alt_zh["label"].startswith("gpu_count 假设为 2：")

@@ -13,7 +13,9 @@ user made that nothing in their files shows, and the other choice changes the an
 * ``gradient_checkpointing``: the Trainer's default (off), or on where the recipe turns it on;
 * ``torch_dtype``: sized as 16-bit, but ``from_pretrained`` without ``torch_dtype`` loads fp32
   in transformers < 5, doubling the weights;
-* ``attn_implementation``: SDPA when the transformers version is unknown; before 4.36 it is eager.
+* ``attn_implementation``: SDPA when the transformers version is unknown; before 4.36 it is eager;
+* ``gpu_count``: a DeepSpeed/FSDP run with the GPU count not given is sized on 2 GPUs; on a node of
+  8, ZeRO/FSDP sharding divides the sharded state by 8 instead.
 
 :func:`alternatives` sizes the run under each other value and keeps those that move the expected
 device total by more than :data:`THRESHOLD`; every face shows both figures and the interview asks.
@@ -78,6 +80,8 @@ def _others(fact: str, assumed: Any, values: Mapping[str, Any], est: Estimate) -
         return ["fp32"] if assumed in ("bf16", "fp16") and (tf is None or tf.major < 5) else []
     if fact == "attn_implementation":
         return ["eager"] if assumed != "eager" and run.transformers_version is None else []
+    if fact == "gpu_count":
+        return [8] if assumed == 2 else []
     return []
 
 

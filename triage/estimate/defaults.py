@@ -106,7 +106,10 @@ DEFAULTS: Mapping[str, Default] = {
         Default("num_beams", 1, "GenerationConfig default num_beams=1", "GenerationConfig 默认 num_beams=1"),
         Default("distributed", "none", "one process on one GPU", "单卡单进程"),
         Default(
-            "gpu_count", 2, "multi-GPU run with the GPU count not given", "多卡训练但没有给出显卡数量：按 2 张卡估算"
+            "gpu_count",
+            2,
+            "multi-GPU run with the GPU count not given: sized on 2 GPUs (say --fact gpu_count=N)",
+            "多卡训练但没有给出显卡数量：按 2 张卡估算（请用 --fact gpu_count=N 说明）",
         ),
         Default(
             "offload",
