@@ -128,3 +128,20 @@ def test_trl_use_peft_over_a_4bit_base_is_qlora():
     recipe = {"model_name_or_path": "m", "max_length": 512, "use_peft": True, "load_in_4bit": True}
     _, got = read_data(recipe, "trl.yaml")
     assert got["finetune_method"] == ("qlora", 5) and got["quantization"][0] == "4bit"
+
+
+def test_trl_use_peft_without_lora_settings_gets_modelconfig_defaults():
+    """`trl sft --config` with use_peft and no lora_r / lora_dropout: ModelConfig's 16 and 0.05 (v0.8.0 to v1.9.0)."""
+    reading, got = read_data({"model_name_or_path": "m", "use_peft": True, "max_length": 512}, "trl.yaml")
+    assert got["lora_r"][0] == 16 and got["lora_dropout"][0] == 0.05
+    noted = {f.name: f.note for f in reading.found}
+    assert "ModelConfig" in noted["lora_dropout"]
+    _, got = read_data({"model_name_or_path": "m", "use_peft": True, "lora_r": 64, "lora_dropout": 0.0}, "trl.yaml")
+    assert got["lora_r"][0] == 64 and got["lora_dropout"][0] == 0.0
+
+
+def test_torch_empty_cache_steps_is_quiet_when_null_and_listed_when_set():
+    reading, _ = read_data({**template("training_args.json"), "torch_empty_cache_steps": None})
+    assert reading.unknown_keys == []
+    reading, _ = read_data({**template("training_args.json"), "torch_empty_cache_steps": 50})
+    assert reading.unknown_keys == ["torch_empty_cache_steps"]  # no fact holds it yet: not dropped silently

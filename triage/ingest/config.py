@@ -888,9 +888,7 @@ IRRELEVANT = frozenset(
         "torchscript",
         "use_return_dict",
         "output_hidden_states",
-        # transformers 5.x TrainingArguments: the cache emptied between steps (not the step's allocated
-        # peak), logging, hub, data loading order, the SIGTERM checkpoint
-        "torch_empty_cache_steps",
+        # transformers 5.x TrainingArguments: logging, hub, data loading order, the SIGTERM checkpoint
         "project",
         "trackio_space_id",
         "trackio_bucket_id",
@@ -934,6 +932,11 @@ IRRELEVANT = frozenset(
         "use_bidirectional_attention",
     ]
 )
+
+#: Keys that say nothing when null (what every TrainingArguments dump writes) and that no fact holds when set:
+#: then they are listed back as not understood. ``torch_empty_cache_steps`` (transformers >= 4.43) is the
+#: empty-cache remedy already applied, which no fact says yet.
+UNREAD_WHEN_SET = frozenset({"torch_empty_cache_steps"})
 
 #: Keys that change nothing when unset (null/false) and something the estimate does not model when set:
 #: key -> what to say when set.
@@ -1189,6 +1192,8 @@ def read_config(text: str, path: str = "config") -> ConfigReading:
             if low == "activation_checkpointing_kwargs" or newer is None:
                 notes += [f"{path}: {note}" for note in _checkpointing_kwargs_notes(key, value)]
             continue
+        if low in UNREAD_WHEN_SET and value is None:
+            continue
         if low in UNMODELLED_WHEN_SET:
             if _is_set(value):
                 notes.append(f"{path}: {key}={json.dumps(value, default=str)}: {UNMODELLED_WHEN_SET[low]}")
@@ -1277,6 +1282,12 @@ def _kind_defaults(kind: str, data: Mapping[str, Any], lines: Sequence[str], see
             # axolotl's QLoRA BitsAndBytesConfig sets bnb_4bit_use_double_quant=True unless
             # bnb_config_kwargs overrides it (src/axolotl/loaders/model.py)
             out.append(Found("double_quant", True, None, None, "axolotl's QLoRA config uses double quantization"))
+    if kind == "trl" and _bool(data.get("use_peft")):
+        # use_peft exists only in TRL's ModelConfig, whose get_peft_config builds the LoraConfig from lora_r=16 and
+        # lora_dropout=0.05 unless set (trl/trainer/model_config.py, the same from v0.8.0 to v1.9.0)
+        for fact, value in (("lora_r", 16), ("lora_dropout", 0.05)):
+            if fact not in seen:
+                out.append(Found(fact, value, None, None, f"TRL ModelConfig's default {fact}={value} (use_peft)"))
     if kind == "trl" and _bool(data.get("use_peft")) and _bool(data.get("load_in_4bit")):
         # TRL's ModelConfig: LoRA (use_peft) over a base loaded by get_quantization_config in 4-bit
         out.append(
