@@ -120,3 +120,126 @@ def test_gpu_counts_beside_gpu_names(said: str, count: int) -> None:
 @pytest.mark.parametrize("said", ["on a single T4 with 16 GB", "a 3090 at step 4090", "batch 3090/10000"])
 def test_a_model_number_is_never_a_gpu_count(said: str) -> None:
     assert facts(said).get("gpu_count") in (None, 1)
+
+
+#: Phrases from development records that the readings below were written for (checked by the guard).
+MORE_DEV_PHRASES = {
+    "gpu_4_rtx2080": "我的服务器配置为4块 NVIDIA GeForce RTX 2080，显存为11264MiB",
+    "gpu_4_rtx4090": "workstation that has 4 RTX 4090?",
+    "llama65b": "单机内存为900G, 8张A100，加载llama65b模型时候，CPU内存溢出了",
+    "qwen7b": "I tested qwen7b on single node with 8*A800 80g and 96g memory and got OOM.",
+    "mixtral": 'model_id = "mistralai/Mixtral-8x7B-v0.1"',
+    "chatglm": "同等参数下，chatglm可以微调，chatglm2就爆显存，是模型优化问题吗？",
+    "able_to": "I was able to fine-tune 7B model with one A100-40G GPU but ran into OOM when fine-tuning 13B.",
+    "can_use": "I can use deepseek-vl-7b on my RTX 3090 GPU wtih 24GB vRAM, but can't load deepseek-vl2-small model "
+    "which only has 2.8b parameters",
+    "successfully": "I just successfully ran a 72B model on 8*H800 cards.",
+    "loading_base": "However, the job was killed halfway when it was loading the base model.",
+    "transfer": "It gave OOM error while attempting to transfer the model on GPU.",
+    "load_params": "发现使用8张显卡精调内存会在加载参数阶段爆掉",
+    "train_when": "在训练自定义数据集的时候，使用10×A6000 (48G)",
+    "trying_to_train": "I was trying to fine tune a LoRA for Gemma 4 E2B on an RTX 4090 (24 GB VRAM).",
+    "eval_start": "The training was going fine (~15 GB of VRAM used), until it was hitting OOM all of the sudden when "
+    "eval would start.",
+    "crash_on_eval": "it was always crashing on eval.",
+    "multi_card": "单卡训练的时候是可以正常训练的，相同参数的情况下多卡出现了OOM，"
+    "单卡训练时有20GB的显存是盈余的，多卡会炸掉。",
+    "two_cards": "单卡部署qwen-7b推理大概需要9g左右的显存，然后给他放到两张8g的卡上跑推理",
+    "neicun_is_gpu": "我这边报内存不够，应该是显存不够的意思吧。",
+    "spare": "每个卡剩余大概20G+",
+}
+
+
+@pytest.mark.parametrize(
+    ("key", "name", "value"),
+    [
+        # GPU counts and memory, with vendor words and as nvidia-smi prints it
+        ("gpu_4_rtx2080", "gpu_count", 4),
+        ("gpu_4_rtx2080", "gpu_memory_bytes", 11 * 1024**3),
+        ("gpu_4_rtx4090", "gpu_count", 4),
+        ("successfully", "gpu_count", 8),
+        # model names: glued sizes, mixtures of experts, a family with one size
+        ("llama65b", "model_params_b", 65.0),
+        ("qwen7b", "model_params_b", 7.0),
+        ("mixtral", "model_params_b", 46.7),
+        ("chatglm", "model_params_b", 6.0),
+        # the model that worked is not the run's
+        ("able_to", "model_params_b", 13.0),
+        ("able_to", "gpu_name", "A100 40GB"),
+        ("can_use", "model_params_b", 2.8),
+        # loading and training in plain words; the part of the run named wins over "training"
+        ("llama65b", "phase", "loading"),
+        ("loading_base", "phase", "loading"),
+        ("transfer", "phase", "loading"),
+        ("load_params", "phase", "loading"),
+        ("load_params", "error_kind", "host_oom"),
+        ("train_when", "phase", "training"),
+        ("trying_to_train", "phase", "training"),
+        ("eval_start", "phase", "evaluation"),
+        ("crash_on_eval", "phase", "evaluation"),
+        # several cards: a later count replaces "单卡"
+        ("two_cards", "gpu_count", 2),
+    ],
+)
+def test_reads_more_of_what_real_reports_say(key: str, name: str, value: object) -> None:
+    assert facts(MORE_DEV_PHRASES[key]).get(name) == value
+
+
+def test_the_part_of_the_run_named_later_wins_over_training() -> None:
+    said = MORE_DEV_PHRASES["trying_to_train"] + "\n\n" + MORE_DEV_PHRASES["eval_start"]
+    assert facts(said)["phase"] == "evaluation"
+
+
+@pytest.mark.parametrize(
+    ("key", "name"),
+    [
+        ("successfully", "model_params_b"),  # the 72B ran after the fix
+        ("multi_card", "gpu_count"),  # 单卡 worked, 多卡 failed: how many not said
+        ("multi_card", "gpu_memory_bytes"),  # 20GB spare, not the card's size
+        ("spare", "gpu_memory_bytes"),
+        ("neicun_is_gpu", "error_kind"),  # their 内存 is the card's
+    ],
+)
+def test_does_not_read_what_real_reports_do_not_say(key: str, name: str) -> None:
+    assert name not in facts(MORE_DEV_PHRASES[key])
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        ("How can I run llama-65b on 2 A100?", "model_params_b", 65.0),  # a question is not a fix
+        ("I could not load llama-13b on a 3090", "model_params_b", 13.0),
+        ("I can't run llama-65b on 2 A100", "gpu_count", 2),
+        ("CPU内存不够，显存不够", "error_kind", "host_oom"),  # the host named: its 内存 is the host's
+        ("显存够，但是内存不足", "error_kind", "host_oom"),
+        ("模型加载完成后，开始训练就爆", "phase", "training"),
+        ("训练完推理时爆显存", "phase", "generation"),
+        ("单卡训练OOM", "gpu_count", 1),
+        ("单张4090", "gpu_count", 1),
+        ("THUDM/glm-4-9b-chat", "model_params_b", 9.0),
+        ("A100, 显存只有40G", "gpu_memory_bytes", 40 * 1024**3),
+        ("RTX 3090, 被占用了15G显存", "gpu_memory_bytes", 24 * 1024**3),
+    ],
+)
+def test_new_readings_stay_in_their_lane(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value
+
+
+@pytest.mark.parametrize("said", ["RTX 3090 24GB", "Python 3 and RTX 3090", "batch 3090/10000", "GPU 0 has 24 GiB"])
+def test_new_gpu_count_prefixes_read_no_count_from_a_size_or_model_number(said: str) -> None:
+    assert facts(said).get("gpu_count") in (None, 1)
+
+
+def test_the_new_phrases_come_from_the_development_split() -> None:
+    dev = "\n".join(r.report for r in load_corpus() if r.split == "dev")
+    for said in MORE_DEV_PHRASES.values():
+        assert said in dev
+
+
+def test_what_was_switched_to_and_failed_is_the_run_s_setting() -> None:
+    """'换成 X 就爆显存了' names the failing run's X; 'SFT 能正常跑' names what worked (the case in
+    knowledge/causes/multi_model/dpo-reference-model-copy.cases.yaml)."""
+    got = facts("同一张卡上 SFT 能正常跑，换成 DPO 就爆显存了")
+    assert got["trainer_type"] == "dpo"
+    assert facts("switching to zero3 still OOMs").get("zero_stage") == "3"
+    assert "batch_size" in str(facts("改成 batch size 1 就可以了").get("resolved_by"))

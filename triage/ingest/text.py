@@ -147,14 +147,30 @@ def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("max_length", int(number))] if number >= 16 else []
 
 
-_HELD = re.compile(r"(?:占用?了?|用了|还剩|剩余?|释放了?)\s*$")
+_HELD = re.compile(r"(?:占用?了?|用了|还剩|剩余?|释放了?)\s*(?:大概|大约|约|差不多)?\s*$")
+
+
+#: Words after a size that make it what is left over: "有20GB的显存是盈余的", "20G空闲".
+_SPARE = re.compile(
+    r"\s*(?:的)?\s*(?:显存)?\s*(?:是|都是|还是)?\s*(?:盈余|空余|剩余|富余|空闲|多余|余量|free\b|spare\b|left\b|unused\b)",
+    _I,
+)
 
 
 def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
-    if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]):
-        return []  # "被占用了15G显存", "还剩8G": what is used or left, not what the card has
+    if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]) or _SPARE.match(m.string, m.end()):
+        return []  # "被占用了15G显存", "还剩8G", "20GB的显存是盈余的": what is used or left, not what the card has
     gib = _num(m.group("n"))
     return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []  # over 256: a total (see _per_card)
+
+
+def _gpu_memory_mib(m: re.Match[str]) -> list[tuple[str, object]]:
+    """ "显存为11264MiB", as nvidia-smi prints it: rounded to the card's nominal GB when it is one."""
+    if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]):
+        return []
+    gib = int(m.group("mib")) / 1024
+    nominal = min(_GPU_MEMORY_SIZES, key=lambda size: abs(size - gib))
+    return [("gpu_memory_bytes", int((nominal if abs(nominal - gib) <= 0.06 * nominal else gib) * GiB))]
 
 
 def _ram(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -335,7 +351,9 @@ _PHASES = (
         r"\b(?:during|while|when|at|in|only in)\s+(?:the\s+|my\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
         r"prediction|predicting)\b|\b(?:validation|evaluation|eval)\s+(?:loop|step|phase|stage)\b|"
         r"\bduring\s+(?:trainer\.)?(?:predict|evaluate)\(\)|\bdo_predict\b|"
-        r"\b(?:as soon as|when|once|after)\s+(?:the\s+)?(?:evaluation|eval|validation)\s+(?:starts|begins|kicks in|runs)\b|"
+        r"\b(?:as soon as|when|once|after)\s+(?:the\s+)?(?:evaluation|eval|validation)\s+(?:would\s+|will\s+|did\s+)?"
+        r"(?:starts?|begins?|kicks? in|runs?|started|began)\b|\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|ooms?|dies|died)\s+(?:on|at)\s+"
+        r"(?:the\s+)?(?:eval(?:uation)?|validation)\b|"
         r"开始(?:评估|验证|eval)|(?:评估|验证)一开始|"
         r"评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时|"
         r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)|"
@@ -371,11 +389,18 @@ _PHASES = (
         r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|\bloading the model\b|"
         r"\bLoading checkpoint shards\b|\b(?:can(?:not|'t)|unable to|fail(?:s|ed)? to)\s+load\s+(?:the\s+)?"
         r"(?:\w+[- ]?)?model\b|"
-        r"加载模型(?!(?:完成?|成功)?(?:后|之后|以后))|加载(?:时|的时候)|载入模型|模型加载|"
+        r"加载模型(?!(?:完成?|成功)?(?:后|之后|以后))|加载(?:时|的时候)|载入模型|模型加载(?!\s*(?:完|成功|好|后|之后))|"
         r"\bload(?:ing)?\s+(?:the\s+)?(?:checkpoint\s+)?shards\b|\bshards?\s+(?:are\s+|were\s+)?load(?:ing|ed)?\b|"
         r"加载(?:到)?第?\s*\d+\s*个?分片|分片加载|"
         r"\b(?:can(?:not|'t)|unable\s+to|fail(?:s|ed)?\s+to|could(?:n'?t|\s+not))\s+(?:even\s+)?load\s+(?:the\s+|my\s+|a\s+)?"
-        r"[\w.-]{1,40}\s+model\b",
+        r"[\w.-]{1,40}\s+model\b|"
+        r"\b(?:was|is|were|are|while|when)\s+(?:it\s+|i\s+)?(?:was\s+|is\s+|am\s+)?loading\s+(?:the\s+|my\s+|a\s+)?"
+        r"(?:base\s+|pretrained\s+|pre-trained\s+|whole\s+|full\s+)?(?:model|weights|checkpoint)\b|"
+        r"\b(?:load(?:ing)?|mov(?:e|ing)|transfer(?:ring)?|put(?:ting)?)\s+the\s+(?:whole\s+)?model\s+(?:on|to|onto)\s+(?:the\s+)?"
+        r"(?:gpus?|cuda|device)\b|\b(?:during|in|inside)\s+(?:the\s+)?`?from_pretrained\b|\bat\s+load(?:ing)?\s+time\b|"
+        r"\bmodel\s+loading\b|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|begins|started)\b|"
+        r"加载[^，。,；;完后]{0,20}?(?:时候?|的时候|阶段|过程中)|(?:加载|载入|读取)(?:模型)?(?:权重|参数)(?:时|的时候|阶段)?|"
+        r"(?:一|刚)加载就|加载(?:就|直接)(?:爆|oom|报错|溢出)|from_pretrained\s*(?:时|的时候|阶段)",
     ),
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
     (
@@ -389,7 +414,12 @@ _PHASES = (
         "training",
         r"\b(?:during|while|when|in the middle of)\s+(?:the\s+)?(?:training|fine[- ]?tuning|finetuning)\b|"
         r"\bwhile\s+(?:i\s+was\s+|i'm\s+|im\s+)?(?:training|fine[- ]?tuning)\b|"
-        r"训练(?:时|的时候|过程中|中途)|微调(?:时|的时候|过程中)",
+        r"训练(?:时|的时候|过程中|中途)|微调(?:时|的时候|过程中)|"
+        r"(?:训练|微调|精调|finetune|sft)[^，。,；;完后前]{0,12}?(?:时候?|的时候|过程中|阶段)|开始(?:训练|微调)(?:就|后|时)|"
+        r"(?:训练|微调|精调)[^，。,；;完后前]{0,10}?(?:爆显存|显存(?:不足|不够|溢出|爆)|oom|out of memory)|"
+        r"\b(?:try(?:ing)?|tried|attempt(?:ing)?|attempted)\s+to\s+(?:full[- ]?)?(?:train|fine[- ]?tune|finetune|pre-?train)\b|"
+        r"\b(?:training|fine[- ]?tuning|finetuning)\s+(?:always\s+|still\s+|just\s+)?(?:crash(?:es|ed)?|fail(?:s|ed)?|dies|died|oom(?:s|ed)?|"
+        r"runs?\s+out|ran\s+out|goes\s+oom|went\s+oom|stops?|stopped|throws|threw)\b",
     ),
 )
 _PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _PHASES)
@@ -397,6 +427,12 @@ _PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _
 
 _GPU_NAMES = "|".join(model_patterns())
 _GPU_MEMORY_SIZES = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 44, 48, 64, 80, 94, 96, 128, 141, 192)
+
+#: The card's memory stated as such ("显存为11264MiB", "VRAM: 24GB"): it overrides the size a GPU name implies.
+_STATED_MEMORY = (
+    r"(?:显存|vram|gpu memory|gpu mem)\s*(?:大小|容量)?\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b|"
+    r"(?:显存|vram|gpu memory|gpu mem)\s*(?:大小|容量)?\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<mib>\d{4,6})\s*(?:M|MB|MiB)\b"
+)
 
 #: (regex, extractor); applied to each line in order, the first mention of a fact wins.
 _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
@@ -486,10 +522,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?<![\w.])(?P<t>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s+(?:of\s+(?:vram|gpu\s+memory)\s+)?in\s+total\b",
         lambda m: _gpu_memory(m) if m.group("n") else [("gpu_memory_bytes", int(_num(m.group("t")) * GiB))],
     ),
-    (
-        r"(?:显存|vram|gpu memory|gpu mem)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
-        _gpu_memory,
-    ),
+    (_STATED_MEMORY, lambda m: _gpu_memory(m) if m.group("n") else _gpu_memory_mib(m)),
     (
         r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:显存|vram|gpu memory|of vram|gpu\b|card|显卡|卡)",
         _gpu_memory,
@@ -506,20 +539,19 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"(?<![\w.])(\d+)\s*[x×]\s*(\d+)\s*b\b", _moe),
     (
         r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?\b(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
-        _params,
+        lambda m: [] if _worked_size(m) else _params(m),
     ),
     # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡";
     # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4)
     (
         r"(?<![\w.\-])(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s*(?:[x×*]\s*)?"
-        r"(?:nvidia\s+|tesla\s+|geforce\s+)?(?:" + _GPU_NAMES + r")"
+        r"(?:(?:nvidia|tesla|geforce|quadro)\s+){0,2}(?:(?:rtx|gtx)\s+)?(?:" + _GPU_NAMES + r")"
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
         r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
         r"|(?<![\w.])(?P<n2>[单双两二三四五六七八]|\d{1,3})(?!\d)\s*(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
-        r"|(?<![\d.])(?P<n4>[两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?(?:"
-        + _GPU_NAMES
-        + r")",
+        r"|(?<![\d.])(?P<n4>[单一两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?"
+        r"(?:(?:nvidia|tesla|geforce|quadro)\s*){0,2}(?:(?:rtx|gtx)\s*)?(?:" + _GPU_NAMES + r")",
         lambda m: _gpus_any(m),
     ),
     (
@@ -599,6 +631,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # host RAM, said in words: "内存" (not 显存) or RAM running out, a process killed
     (
+        r"(?<!gpu)(?<!gpu )(?<!显卡)(?<!显卡的)内存[^，。,；;显]{0,12}?(?:爆掉|撑爆|被?吃满|耗尽)|"
         r"(?<!gpu)(?<!gpu )(?<!显卡)(?:超|爆)内存|(?<!gpu)(?<!gpu )(?<!显卡)(?<!显)内存\s*(?:oom|溢出|爆了|不够|不足|满了|"
         r"占用(?:特别|非常|很|太)?高|(?:一直|不断|持续)\s*(?:升高|上涨|增长|增加))|"
         r"\b(?:cpu|host|system)\s+(?:ram|memory)\s+(?:oom|usage|runs?\s+out|ran\s+out|is\s+full|exhausted)|"
@@ -795,7 +828,15 @@ _ZH_FAMILIES = {
 _MODEL_ZH = re.compile(
     r"(" + "|".join(sorted(_ZH_FAMILIES, key=len, reverse=True)) + r")\s*(\d+(?:\.\d+)?)\s*[bB](?![\w.])", re.ASCII
 )
-_SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
+_SIZE_IN_NAME = re.compile(r"(?<![\d.xX×])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
+_MOE_IN_NAME = re.compile(r"(?<![\d.])(\d+)\s*[xX×]\s*(\d+)\s*[bB](?![a-zA-Z])")
+#: A family and its size with nothing between: "llama65b", "qwen7b", "baichuan13b".
+_MODEL_GLUED = re.compile(
+    r"(?<![\w/.-])(llama|qwen|baichuan|vicuna|bloomz?|falcon|internlm|yi|mistral)(\d+(?:\.\d+)?)[bB](?![\w.])", _I
+)
+#: Families released in one size only, named without it: "chatglm2就爆显存" (ChatGLM-6B, ChatGLM2-6B, ChatGLM3-6B).
+_ONE_SIZE_FAMILIES = {"chatglm": ("chatglm-6b", 6.0)}
+_SIZE_OF_FAMILY = re.compile(r"(?<![\w/.-])(chatglm[23]?)(?![\w.]|-\d|\s*-?\s*\d+(?:\.\d+)?\s*[bB]\b)", _I)
 
 
 def _near(text: str, start: int, end: int, pattern: re.Pattern[str], before: int = 24, after: int = 16) -> bool:
@@ -882,7 +923,7 @@ _FIX = re.compile(
     r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
     r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
-    r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|可以正常(?:跑|运行|训练)|不再(?:报错|爆显存|oom)|"
+    r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|(?<!不)(?:可以|能)\s*正常\s*(?:跑|运行|训练|微调)|不再(?:报错|爆显存|oom)|"
     r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)",
     _I,
 )
@@ -898,6 +939,20 @@ _FIX_BEFORE = re.compile(
 )
 
 
+#: A model named right after saying it worked: "I was able to fine-tune 7B ...", "I can use deepseek-vl-7b",
+#: "我用7B可以跑". Only the model: the GPU in the same clause is usually the same one that later ran out.
+_WORKED_MODEL = re.compile(
+    r"(?:\b(?:was|were|am|are)\s+able\s+to|\b(?:i|we)\s+(?:can|could)|\bsuccessfully)\s+(?:successfully\s+)?"
+    r"(?:fine-?tun(?:e|ed)|finetun(?:e|ed)|train(?:ed)?|r[au]n|load(?:ed)?|use[d]?|fit)\s+(?:(?:a|an|the|my|this)\s+)?$",
+    _I,
+)
+
+#: The rest of a clause saying the run failed: "换成 DPO 就爆显存了", "switching to zero3 still OOMs".
+_FAILED = re.compile(
+    r"爆显存|显存(?:不足|不够|溢出|爆)|爆了|报错|溢出|\boom|out\s+of\s+memory|\b(?:still\s+)?(?:fails?|crash(?:es|ed)?|dies)\b",
+    _I,
+)
+
 #: A clause that starts by saying the run worked, right after a setting's clause.
 _FIX_NEXT = re.compile(
     r"\s*(?:then\s+|and\s+)?(?:(?:it|i|we|training|the\s+run|everything|train(?:ing)?\s+step\s*\d+)\s+)?"
@@ -906,6 +961,25 @@ _FIX_NEXT = re.compile(
     r"(?:训练|模型)?(?:就|才|也)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:跑|运行|训练)|(?:就|也)?没(?:有)?(?:问题|报错|出现(?:这个|这种)?(?:问题|情况)|oom|爆))",
     _I,
 )
+
+#: Several cards said without a count: "多卡出现了OOM", "on multiple GPUs".
+_MULTI_CARD = re.compile(
+    r"多卡(?!推理|部署)|多张(?:显)?卡|多个\s*gpu|\b(?:multiple|several|multi)[- ]gpus?\b(?!\s+inference)", _I
+)
+#: A count of one said in words ("单卡", "single GPU"), which a later count of several cards replaces.
+_ONE_CARD_WORDS = re.compile(r"单|一张|一块|\bsingle\b|\bone\b|\b1\s*(?:x|\*|gpu|card)", _I)
+#: The card's memory ran out, said in words: "显存不够", "爆显存", "GPU memory is not enough".
+_GPU_RAN_OUT = re.compile(r"显存(?:不够|不足|溢出|爆|oom)|爆显存|显存\s*(?:out of memory|oom)", _I)
+#: The host's memory named as such: "CPU内存", "主机内存", "系统内存", "RAM", "host memory".
+_HOST_NAMED = re.compile(
+    r"cpu\s*(?:的)?\s*内存|主机内存|系统内存|主内存|物理内存|\bram\b|\b(?:cpu|host|system)\s+memory\b|\bswap\b|killed",
+    _I,
+)
+
+
+def _one_card(found: Found) -> bool:
+    return str(found.raw) == "1" and _ONE_CARD_WORDS.search(found.excerpt or "") is not None
+
 
 #: "GPU内存", "显卡内存": a user who calls the card's memory 内存.
 _GPU_NEICUN = re.compile(r"(?:gpu|cuda|显卡)\s*(?:的)?\s*内存", re.IGNORECASE)
@@ -942,7 +1016,10 @@ def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     before = line[max(0, stop - CLAUSE_REACH) : stop]
     starts = [m.end() for m in _CLAUSE.finditer(before)]
     clause = before[starts[-1] if starts else 0 :]
-    return _FIX_BEFORE.search(clause) is not None
+    if _FIX_BEFORE.search(clause) is None:
+        return False
+    # "换成 DPO 就爆显存了": what was switched to is what failed
+    return _FAILED.search(rest[: cut.start()] if cut else rest) is None
 
 
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
@@ -953,11 +1030,21 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     fix_line: int | None = None
     ddp: tuple[int, str] | None = None
     gpu_neicun = False
+    multi_card = False
+    """Whether the text says several cards ("多卡", "multiple GPUs") without a count."""
+    gpu_ran_out = False
+    host_named = False
+    """Whether the text names the host's memory ("CPU内存", "主机内存", "RAM"): then its 内存 is the host's."""
+    """Whether the text says the card's memory ran out ("显存不够"): then a bare 内存 means the card's too."""
     rl_context = False
     """Where the text says several processes share the work, used when no other scheme is named."""
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
         for name, value in pairs:
+            if name == "gpu_count" and name in out and _one_card(out[name]) and str(value) != "1":
+                del out[
+                    name
+                ]  # "单卡可以跑，两张卡就OOM", "单卡部署...放到两张8g的卡上": the several cards are the run's
             if name not in out:
                 out[name] = Found(name, value, number, excerpt(said), note)
 
@@ -1007,15 +1094,26 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             elif state is False:
                 put(toggle.off, number, line)
         gpu_neicun = gpu_neicun or _GPU_NEICUN.search(line) is not None
+        said_multi = _MULTI_CARD.search(line)
+        multi_card = multi_card or (said_multi is not None and not negated(line, said_multi.start()))
+        gpu_ran_out = gpu_ran_out or _GPU_RAN_OUT.search(line) is not None
+        host_named = host_named or _HOST_NAMED.search(line) is not None
         rl_context = rl_context or _RL_CONTEXT.search(line) is not None
         said_ddp = _DDP.search(line) if ddp is None else None
         if said_ddp is not None and not negated(line, said_ddp.start()):
             ddp = (number, said_ddp.group(0))
         for phase, phase_pattern in _PHASE_PATTERNS:
             if phase_pattern.search(line):
+                if phase != "training" and "phase" in out and out["phase"].raw == "training":
+                    del out["phase"]  # "trying to fine-tune ..., then it OOMs when eval starts": the part it names
                 put([("phase", phase)], number, line)
                 break
-        _models(line, number, put)
+        model, said_model, worked = _models(line)
+        if worked:
+            fixed.update(model)
+            fix_line = fix_line or number
+        elif model:
+            put(model, number, said_model)
         _gpu_names(line, number, put)
         for pattern, extract in PATTERNS:
             for m in pattern.finditer(line):
@@ -1027,6 +1125,13 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     fixed.update(pairs)
                     fix_line = fix_line or number
                 elif pairs:
+                    implied = out.get("gpu_memory_bytes")
+                    if (
+                        pattern.pattern == _STATED_MEMORY
+                        and implied
+                        and (implied.note or "").startswith("the memory of")
+                    ):
+                        del out["gpu_memory_bytes"]  # "RTX 2080，显存为11264MiB": what they have, not the nominal size
                     put(pairs, number, m.group(0))
             # a trainer class named in code says more than a word in prose ("SFT worked, DPOTrainer OOMs")
             said = out["trainer_type"].excerpt or "" if "trainer_type" in out else ""
@@ -1036,13 +1141,22 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     out["trainer_type"] = Found(
                         "trainer_type", _TRAINERS[named.group(0).lower()], number, excerpt(named.group(0)), None
                     )
+    if multi_card and "gpu_count" in out and _one_card(out["gpu_count"]):
+        del out["gpu_count"]  # "单卡训练正常，多卡出现了OOM": several cards, how many not said
     if "distributed" not in out and ddp is not None:
         put([("distributed", "ddp")], *ddp)
     if rl_context and out.get("out_of_scope") is not None and out["out_of_scope"].raw == "serving":
         del out["out_of_scope"]  # vLLM generating rollouts inside an RL trainer is training memory
     kind = out.get("error_kind")
-    if gpu_neicun and kind is not None and kind.raw == "host_oom" and "内存" in (kind.excerpt or ""):
-        del out["error_kind"]  # "GPU内存占用也会增加，内存会溢出": their 内存 is the card's
+    if (
+        (gpu_neicun or (gpu_ran_out and not host_named))
+        and kind is not None
+        and kind.raw == "host_oom"
+        and "内存" in (kind.excerpt or "")
+    ):
+        del out[
+            "error_kind"
+        ]  # "GPU内存占用也会增加，内存会溢出", "报内存不够，应该是显存不够": their 内存 is the card's
     _per_card(out)
     fixed.pop("resolved_by", None)
     # a setting the failing run already had is not what changed ("zero3 OOMs, zero3 with offload runs")
@@ -1080,25 +1194,74 @@ def _per_card(out: dict[str, Found]) -> None:
         del out["gpu_memory_bytes"]  # no card has that much: a total we cannot split
 
 
-def _models(line: str, number: int, put: Callable[[list[tuple[str, object]], int, str], None]) -> None:
-    m = _HUB_ID.search(line) or _MODEL_NAME.search(line)
-    if not m:
-        spaced = _MODEL_SPACED.search(line)
-        zh = _MODEL_ZH.search(line) if spaced is None else None
-        if spaced is not None:
-            name = f"{spaced.group(1)}{spaced.group(2)}-{spaced.group(3)}b"
-        elif zh is not None:
-            name = f"{_ZH_FAMILIES[zh.group(1)]}-{zh.group(2)}b"
-        else:
-            return
-        put([("model_name", name), ("model_params_b", float((spaced or zh).group(3 if spaced else 2)))], number, name)  # type: ignore[union-attr]
-        return
-    name = m.group(1).rstrip(".,;:")
-    pairs: list[tuple[str, object]] = [("model_name", name)]
-    size = _SIZE_IN_NAME.search(name.split("/")[-1])
-    if size:
-        pairs.append(("model_params_b", float(size.group(1))))
-    put(pairs, number, name)
+def _models(line: str) -> tuple[list[tuple[str, object]], str, bool]:
+    """The model a line names, what it said, and whether the line says that model is what worked.
+
+    "I was able to fine-tune 7B ... but ran into OOM when fine-tuning 13B": the 7B is not the run's.
+    """
+    found = [m for m in (_HUB_ID.search(line), _MODEL_NAME.search(line)) if m is not None]
+    if found:
+        m = found[0]
+        name = m.group(1).rstrip(".,;:")
+        pairs: list[tuple[str, object]] = [("model_name", name)]
+        size = _name_size(name.split("/")[-1])
+        if size is not None:
+            pairs.append(("model_params_b", size))
+        return pairs, name, _worked(line, m.start(), m.end())
+    spaced = _MODEL_SPACED.search(line)
+    if spaced is not None:
+        name = f"{spaced.group(1)}{spaced.group(2)}-{spaced.group(3)}b"
+        return (
+            [("model_name", name), ("model_params_b", float(spaced.group(3)))],
+            name,
+            _worked(line, spaced.start(), spaced.end()),
+        )
+    zh = _MODEL_ZH.search(line)
+    if zh is not None:
+        name = f"{_ZH_FAMILIES[zh.group(1)]}-{zh.group(2)}b"
+        return [("model_name", name), ("model_params_b", float(zh.group(2)))], name, _worked(line, zh.start(), zh.end())
+    glued = _MODEL_GLUED.search(line)
+    if glued is not None:
+        name = f"{glued.group(1).lower()}-{glued.group(2)}b"
+        return (
+            [("model_name", name), ("model_params_b", float(glued.group(2)))],
+            name,
+            _worked(line, glued.start(), glued.end()),
+        )
+    bare = _SIZE_OF_FAMILY.search(line)
+    if bare is not None:
+        family = bare.group(1).lower()
+        _, size = _ONE_SIZE_FAMILIES[family.rstrip("23")]
+        return (
+            [("model_name", family), ("model_params_b", size)],
+            bare.group(0),
+            _worked(line, bare.start(), bare.end()),
+        )
+    return [], "", False
+
+
+def _worked(line: str, start: int, end: int) -> bool:
+    """Whether the model at ``line[start:end]`` is one the text says worked (not the failing run's)."""
+    return _WORKED_MODEL.search(line[max(0, start - 48) : start]) is not None or describes_a_fix(line, end, start)
+
+
+def _worked_size(m: re.Match[str]) -> bool:
+    """Whether a size ("7B", or the 7b of "deepseek-vl-7b") belongs to a model the text says worked."""
+    start = m.start()
+    while start > 0 and (
+        m.string[start - 1].isascii() and (m.string[start - 1].isalnum() or m.string[start - 1] in "-_./")
+    ):
+        start -= 1
+    return _WORKED_MODEL.search(m.string[max(0, start - 48) : start]) is not None
+
+
+def _name_size(name: str) -> float | None:
+    """Parameters in billions a model name says: "Qwen2.5-7B" 7, "Mixtral-8x7B" 46.7 (experts share layers)."""
+    moe = _MOE_IN_NAME.search(name)
+    if moe is not None:
+        return _MOE.get((int(moe.group(1)), int(moe.group(2))))
+    size = _SIZE_IN_NAME.search(name)
+    return float(size.group(1)) if size else None
 
 
 _UNSUPPORTED = re.compile(
@@ -1141,7 +1304,13 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
     if set_aside:
         return  # the size next to a card that is not the run's is not the run's either
     m = re.search(r"(?<![\w.])(?P<n>\d+)\s*(?:G|GB)\b(?!\s*(?:ram|内存|disk|硬盘|ssd|的内存|memory of ram))", line, _I)
-    if m and int(m.group("n")) in _GPU_MEMORY_SIZES and not re.search(r"内存|\bram\b|disk|硬盘|model|模型", line, _I):
+    if (
+        m
+        and int(m.group("n")) in _GPU_MEMORY_SIZES
+        and not re.search(r"内存|\bram\b|disk|硬盘|model|模型", line, _I)
+        and not _SPARE.match(line, m.end())
+        and not _HELD.search(line[max(0, m.start() - 8) : m.start()])
+    ):
         put(
             [("gpu_memory_bytes", int(m.group("n")) * GiB)],
             number,
