@@ -307,3 +307,29 @@ def test_every_component_overhead_and_assumption_has_a_chinese_twin(kb: Any) -> 
         for a in est.assumptions:
             assert a.reason_zh and a.reason_zh != a.reason, (name, a.fact)
         assert len(est.notes_zh) == len(est.notes), name
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["estimate", "--model", "LLaMA-7B", "--gpu", "3090", "--max-length", "2048"],
+        ["estimate", "--model", "LLaMA-7B", "--gpu", "3090", "--max-length", "2048", "--format", "json"],
+        ["fit", "--model", "LLaMA-7B", "--gpu", "3090", "--solve", "max_length"],
+        ["fit", "--model", "LLaMA-7B", "--gpu", "3090", "--solve", "max_length", "--format", "json"],
+        ["diagnose", "--symptom", "LLaMA-7B on a 3090, max_length 2048, CUDA out of memory", "--format", "json"],
+    ],
+)
+def test_the_commands_say_it_in_chinese(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    from triage.cli import main
+
+    main([*argv, "--lang", "zh"])
+    out = capsys.readouterr().out
+    if "--format" in argv:
+        data = json.loads(out)
+        memory = data.get("memory", data)
+        said = [a["reason"] for a in memory["assumptions"]]
+        said += [memory.get("peak_detail", ""), *memory.get("formulas", {}).values()]
+        said += [i["why"] for i in memory.get("overheads", [])]
+        assert said and not [s for s in said if english_prose(s)]
+    else:
+        assert not english_prose(out), english_prose(out)
