@@ -321,7 +321,8 @@ def findings(results: list[Published]) -> list[str]:
         "* **Excluded rows** say why in the last column: torch.compile (the estimator models eager PyTorch), "
         "torchao NF4 (quantizes only the adapted linears), settings not published, a table that contradicts "
         "its config, duplicates, failed runs whose cause is not recorded, card-filling batches measured as "
-        "reserved memory, and published numbers that are fits or card sizes rather than peaks.",
+        "reserved memory, published numbers that are fits or card sizes rather than peaks, and settings the "
+        "estimator cannot be told (a custom loss on fp16 logits, DeepSpeed bucket sizes).",
     ]
     out += _findings_2026_12_03(results)
     return out
@@ -339,14 +340,14 @@ def _findings_2026_12_03(results: list[Published]) -> list[str]:
     z3_full = [r for r in results if r.id.startswith("qwen1-7b-full-z3x2-")]
     if z3_full:
         out.append(
-            f"* **DeepSpeed ZeRO-3 full fine-tuning is over-estimated** (Qwen-7B on 2 GPUs, {_range(z3_full)}, "
-            "predicted not to fit although it ran; excluded from the summary until fixed): the estimator adds a "
-            "foreach temporary the size of the whole fp32 state to the DeepSpeed step, but a DeepSpeed config "
-            "with an optimizer section (Qwen's, the transformers examples') steps with DeepSpeed's own fused "
-            "in-place Adam; and it counts fp32 gradients for the whole partition, while ZeRO-3 builds them one "
-            "`sub_group_size` (1e9 elements) at a time (`_prepare_fp32_grad_for_sub_group` in stage3.py). "
-            "Whether HF's torch AdamW or DeepSpeed's optimizer runs depends on the DeepSpeed config "
-            "(LLaMA-Factory's configs have no optimizer section): the estimator needs that as a fact."
+            f"* **DeepSpeed: which optimizer runs is a setting** (Qwen-7B full fine-tuning, ZeRO-3 on 2 GPUs, "
+            f"{_range(z3_full)}, borderline on 80 GB): a DeepSpeed config with an optimizer section (Qwen's, the "
+            "transformers examples') steps with DeepSpeed's own fused in-place Adam, sized by saying "
+            "`optimizer: adamw_torch_fused`; with HF's default torch AdamW (configs without one, as "
+            "LLaMA-Factory's) the estimator adds a foreach temporary the size of the fp32 state, which was "
+            "+20 to +40 % and 'does not fit' on these rows. What is left over at short sequences: the estimator "
+            "counts fp32 gradients for the whole ZeRO-3 partition at the step, while stage3.py builds them one "
+            "`sub_group_size` (default 1e9 elements) at a time (`_prepare_fp32_grad_for_sub_group`)."
         )
     z3_lora = [r for r in results if r.id.startswith("qwen1-72b-lora-z3x4-")]
     z2_lora = [r for r in results if r.id.startswith("qwen1-7b-lora-z2x4-")]

@@ -63,15 +63,14 @@ def test_enough_rows_of_each_kind(pp, results):
 
 
 def test_measured_multi_gpu_rows_cover_each_way_of_sharding(results):
-    # issue 13: ZeRO-2, ZeRO-3 and offloaded runs among the measured multi-GPU rows, not only FSDP
-    # (the only published DDP-style rows, fsdp_qlora's NO_SHARD runs, are out of the summary: card-filling batches)
+    # issue 13: DDP, ZeRO-2, ZeRO-3 and offloaded runs among the measured multi-GPU rows, not only FSDP
     kinds = set()
     for r in results:
         if r.excluded or r.measured_bytes is None or r.gpus < 2:
             continue
         run = r.est.run
         kinds.add((run.distributed, run.zero_stage if run.distributed == "deepspeed" else None, run.offload))
-    assert {("deepspeed", 2, False), ("deepspeed", 3, False), ("fsdp", None, True)} <= kinds
+    assert {("deepspeed", 2, False), ("deepspeed", 3, False), ("ddp", None, False), ("fsdp", None, True)} <= kinds
     assert ("fsdp", None, False) in kinds
 
 
