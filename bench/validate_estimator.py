@@ -627,6 +627,8 @@ def user_files(row: Row, variant: str, tf_version: str) -> tuple[dict[str, str],
         )
         files["trl.yaml"] = yaml.safe_dump(cli, sort_keys=False)
         lora = False  # the adapter settings are in trl.yaml
+    if variant == "trl-cli":  # a checkpoint saved by transformers 4.x names the dtype torch_dtype
+        model = {("torch_dtype" if k == "dtype" else k): v for k, v in model.items()}
     files["config.json"] = json.dumps(model, indent=2)
     if lora:
         files["adapter_config.json"] = json.dumps(adapter, indent=2)
@@ -739,7 +741,7 @@ def files_section(records: list[dict[str, Any]], versions: dict[str, str]) -> li
         "peft's `adapter_config.json`; the full `TrainingArguments` JSON), *sft* (`config.json` given with "
         "`--config` instead of `--model`, `adapter_config.json`, a TRL `SFTConfig` JSON with `max_length` and "
         "`model_init_kwargs` holding dtype, attention and the 4-bit `BitsAndBytesConfig`) and *trl-cli* "
-        "(`config.json` and the one YAML of "
+        "(`config.json` as transformers 4.x saved it, with `torch_dtype`, and the one YAML of "
         "`trl sft --config`, written by hand: only the keys a user sets, TRL's `ModelConfig` and `SFTConfig` "
         "together: `use_peft`, `lora_*`, `load_in_4bit`, `use_bnb_nested_quant`, and checkpointing under "
         "transformers 5's name `activation_checkpointing`). Flags carry only what none of these files says: the "
