@@ -341,13 +341,15 @@ def _findings_2026_12_03(results: list[Published]) -> list[str]:
     if z3_full:
         out.append(
             f"* **DeepSpeed: which optimizer runs is a setting** (Qwen-7B full fine-tuning, ZeRO-3 on 2 GPUs, "
-            f"{_range(z3_full)}, borderline on 80 GB): a DeepSpeed config with an optimizer section (Qwen's, the "
-            "transformers examples') steps with DeepSpeed's own fused in-place Adam, sized by saying "
+            f"{_range(z3_full)}): a DeepSpeed config with an optimizer section (Qwen's, the transformers "
+            "examples') steps with DeepSpeed's own fused in-place Adam, sized by saying "
             "`optimizer: adamw_torch_fused`; with HF's default torch AdamW (configs without one, as "
             "LLaMA-Factory's) the estimator adds a foreach temporary the size of the fp32 state, which was "
-            "+20 to +40 % and 'does not fit' on these rows. What is left over at short sequences: the estimator "
-            "counts fp32 gradients for the whole ZeRO-3 partition at the step, while stage3.py builds them one "
-            "`sub_group_size` (default 1e9 elements) at a time (`_prepare_fp32_grad_for_sub_group`)."
+            "+20 to +40 % and 'does not fit' on these rows. ZeRO-3 also builds the step's fp32 gradients one "
+            "`sub_group_size` (default 1e9 elements) at a time (stage3.py `_prepare_fp32_grad_for_sub_group`, "
+            "dropped again in `_release_sub_group`); the estimator counted the whole partition (+17 % at 256 "
+            "tokens before). The slope of these rows (11 GiB per GPU from 256 to 1,024 tokens) is far above "
+            "the estimate's and is not explained."
         )
     z3_lora = [r for r in results if r.id.startswith("qwen1-72b-lora-z3x4-")]
     z2_lora = [r for r in results if r.id.startswith("qwen1-7b-lora-z2x4-")]

@@ -82,3 +82,18 @@ def test_litgpt_fsdp_lora_keeps_gradients_for_the_frozen_weights_too():
     n = run_of().arch.total_params()
     assert hf.bytes < 0.01 * n
     assert lit.bytes == n * 2 // 2
+
+
+def test_zero3_builds_fp32_gradients_one_sub_group_at_a_time():
+    from triage.estimate.components.optimizer_memory import DS_SUB_GROUP, optimizer_temps
+
+    # LLaMA-13B full fine-tune on 2 GPUs: a 6.5e9-element partition; DeepSpeed's fused Adam (no temporaries)
+    facts = dict(finetune_method="full", model_name="llama-13b", optimizer="adamw_torch_fused", gpu_count=2)
+    z2 = optimizer_temps(context_of(distributed="deepspeed", zero_stage=2, **facts))
+    z3 = optimizer_temps(context_of(distributed="deepspeed", zero_stage=3, **facts))
+    n = context_of(**facts).trainable.total_params
+    assert z2.bytes == (n // 2) * 4  # ZeRO-1/2: the whole partition's fp32 gradients at the step
+    assert z3.bytes == DS_SUB_GROUP * 4 and "sub_group" in z3.formula
+    # a partition under one sub_group is unchanged
+    small = optimizer_temps(context_of(distributed="deepspeed", zero_stage=3, **dict(facts, gpu_count=16)))
+    assert small.bytes == (n // 16) * 4

@@ -23,6 +23,10 @@ from triage.estimate.records import Component
 PROJECTION_RANK = 128
 
 
+#: DeepSpeed's default zero_optimization.sub_group_size (elements): ZeRO-3 steps the partition in sub-groups.
+DS_SUB_GROUP = 1_000_000_000
+
+
 def state_element_bytes(ctx: Context) -> float:
     """Bytes per optimizer-state element (DeepSpeed keeps full-precision states in fp32)."""
     spec = ctx.spec
@@ -118,8 +122,17 @@ def optimizer_temps(ctx: Context) -> Component:
     if master_weights(ctx) is not None:
         # DeepSpeed's step converts the 16-bit gradient partition to fp32: estimate_zero2/zero3_model_states_
         # mem_needs count 18 B per param over the GPUs = 2 (16-bit grads) + 4 (fp32 grads) + 4 (fp32 params) + 8
-        fp32_grads = ctx.trainable.total_params * 4 // ctx.shards.state
+        part = ctx.trainable.total_params // ctx.shards.state
+        sub_group = ""
+        if ctx.run.zero_stage >= 3 and part > DS_SUB_GROUP:
+            # ZeRO-3 steps its partition one sub_group at a time (stage3.py: _prepare_fp32_grad_for_sub_group
+            # builds that sub_group's fp32 gradients, _release_sub_group drops them after its step)
+            part = DS_SUB_GROUP
+            sub_group = f" (ZeRO-3: one sub_group of {DS_SUB_GROUP:.0e} elements at a time)"
+        fp32_grads = part * 4
         temps += fp32_grads
-        formula += f"; fp32 gradient partition of the DeepSpeed step: {fp32_grads / 2**30:.2f} GiB"
-        formula_zh += f"；DeepSpeed 更新时的 fp32 梯度分区：{fp32_grads / 2**30:.2f} GiB"
+        formula += f"; fp32 gradient partition of the DeepSpeed step: {fp32_grads / 2**30:.2f} GiB{sub_group}"
+        formula_zh += f"；DeepSpeed 更新时的 fp32 梯度分区：{fp32_grads / 2**30:.2f} GiB" + (
+            f"（ZeRO-3：每次一个 {DS_SUB_GROUP:.0e} 个元素的 sub_group）" if sub_group else ""
+        )
     return Component("optimizer_temps", 0 if ctx.shards.offload_state else temps, formula, formula_zh)
