@@ -5,11 +5,27 @@
 
 For each in-scope record the interview starts from the report text (as ``triage ask --symptom``
 would) and the simulated user answers every question from the record's ``facts`` (what its thread
-reveals), and "I don't know" when the thread does not say. A value the fact cannot take (the
-phase "training", which does not say forward or backward) is also "I don't know". The answer
-counts as right when the top cause's id or category is the record's label and some evidence, not
-only the prior, points at it. "Confident" means the interview's own stop rule says nothing is
-worth asking, or the top cause reaches 60 %.
+reveals), and "I don't know" when the thread does not say. The user types the answer as words
+(``Interview.tell``, the path a typed reply takes): the fact's own value when the thread states it
+("llama2 13b", "RTX 4090", "zero3"), read by the same readers as a report, so "2x3090" also tells
+two cards and a model name its size; otherwise another stated fact whose words the readers read as
+the answer (the GPU's name answers "how much memory has the card?", "qlora" answers
+"quantized?"); and "did it train some steps before the OOM?" is answered yes when the thread says
+the OOM came later (``oom_step`` later or above 0, or memory that grew) and no when it came at
+step 0. Words the interview cannot take as the answer (a phase it has no value for) are read as
+free text, and the user then says "I don't know". ``resolved_by_change`` (the resolution, hence
+the label) never answers anything. The answer counts as right when the top cause's id or category
+is the record's label and some evidence, not only the prior, points at it. "Confident" means the
+interview's own stop rule says nothing is worth asking, or the top cause reaches 60 %.
+
+It also prints the ceiling: top-1 when every fact the thread states is given at once. No choice of
+questions beats it; what lies between it and the target is knowledge (causes and their evidence),
+not the interview. ``--answerability`` prints the table of how often a thread answers each question
+(``ANSWERED`` in :mod:`triage.engine.questions`, which the question ranking uses), counted on the
+development split only.
+
+Until 2026-12-03 the simulated user answered only with the fact's own value, untyped
+(``Interview.answer(value)``), and "I don't know" to every other question.
 """
 
 from __future__ import annotations
@@ -24,7 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 from triage import api  # noqa: E402
 from triage.corpus import Record, load_corpus  # noqa: E402
-from triage.interview import Interview, InterviewError  # noqa: E402
+from triage.engine.questions import ASKED_WITHIN  # noqa: E402
+from triage.facts import Fact, Source  # noqa: E402
+from triage.interview import Interview, InterviewError, read_answer  # noqa: E402
 from triage.kb.loader import KnowledgeBase  # noqa: E402
 from triage.render.contract import evidence_state  # noqa: E402
 from triage.similar import Index  # noqa: E402
@@ -49,6 +67,85 @@ def confident(iv: Interview) -> bool:
     return iv.done or (bool(live) and live[0].probability >= CONFIDENT)
 
 
+#: What the simulated user may never say: the thread's resolution is the label.
+HIDDEN = frozenset({"resolved_by_change"})
+
+
+def answer_words(
+    kb: KnowledgeBase, record: Record, fact: str, reads: dict[str, frozenset[str]] | None = None
+) -> str | None:
+    """What the record's author would type to the question about ``fact`` (None: "I don't know").
+
+    ``reads``: the facts the readers take from each stated value, kept across calls (it only saves time).
+    """
+    facts = {k: v for k, v in record.facts.items() if k not in HIDDEN and v is not None}
+    if fact in facts:
+        return str(facts[fact])
+    if fact == "trained_before_oom":
+        step = str(facts.get("oom_step", "")).strip().lower()
+        if step == "later" or (step.isdigit() and int(step) > 0) or facts.get("memory_growth") == "growing":
+            return "yes"
+        if step == "0":
+            return "no"
+        return None
+    spec = kb.facts.get(fact)
+    reads = {} if reads is None else reads
+    for value in map(str, facts.values()):
+        if value not in reads:
+            reads[value] = frozenset(f.name for f in read_answer(kb, spec, value)[1].facts) if spec else frozenset()
+        if fact in reads[value]:
+            return value
+    return None
+
+
+def answered_share(kb: KnowledgeBase, records: list[Record]) -> dict[str, float]:
+    """For each askable fact, the share of ``records`` whose author answers its question (two decimals).
+
+    The answer counts when :func:`answer_words` has words and the interview takes them as the answer.
+    A fact asked only within a context (:data:`triage.engine.questions.ASKED_WITHIN`) is counted over
+    the records in that context and stored under ``fact|context_fact=value``. A fact that no record
+    names is not measured and left out (its written ``ease`` is scaled by ``UNMEASURED_SCALE``, the
+    median of measured share over written ease, also returned, under that key).
+    """
+    named = {k for r in records for k in r.facts}
+    reads: dict[str, frozenset[str]] = {}
+    out: dict[str, float] = {}
+    for name, spec in kb.facts.items():
+        if not spec.askable:
+            continue
+        groups: list[tuple[str, list[Record]]] = [(name, records)]
+        if name in ASKED_WITHIN:
+            ctx, value = ASKED_WITHIN[name]
+            groups.append((f"{name}|{ctx}={value}", [r for r in records if str(r.facts.get(ctx)) == value]))
+        for key, group in groups:
+            said = [w for r in group if (w := answer_words(kb, r, name, reads)) is not None]
+            took = sum(read_answer(kb, spec, w)[0] is not None for w in said)
+            if group and (took or name in named):
+                out[key] = round(took / len(group), 2)
+    ratios = [share / kb.facts[k].ease for k, share in out.items() if "|" not in k and kb.facts[k].ease > 0]
+    out = dict(sorted(out.items()))
+    out["UNMEASURED_SCALE"] = round(statistics.median(ratios), 2)
+    return out
+
+
+def told_everything(kb: KnowledgeBase, record: Record, index: Index) -> bool:
+    """Whether the top cause is right when every fact the thread states is given at once, as answers.
+
+    The interview's ceiling with this knowledge base: no choice of questions does better.
+    """
+    start = api.read(kb, symptoms=[record.report])
+    facts: list[Fact] = []
+    for name, value in record.facts.items():
+        spec = kb.facts.get(name)
+        if name in HIDDEN or spec is None or not spec.askable or value is None:
+            continue
+        answer, taken = read_answer(kb, spec, str(value))
+        if answer is not None:
+            facts += [f for f in taken.facts if f.name != name] + [Fact(name, answer, Source("answer"))]
+    iv = Interview(kb, start=start, facts=facts, lang=record.lang, similar=index, exclude=[record.url])
+    return right(iv, record)
+
+
 def play(kb: KnowledgeBase, record: Record, index: Index, show: bool) -> tuple[dict[int, bool], int | None]:
     """Hits at each checkpoint, and the number of questions it took to be confident (None: never, within 6)."""
     start = api.read(kb, symptoms=[record.report])
@@ -64,17 +161,17 @@ def play(kb: KnowledgeBase, record: Record, index: Index, show: bool) -> tuple[d
             for later in CHECKPOINTS:
                 hits.setdefault(later, right(iv, record))
             break
-        value = record.facts.get(question.fact)
+        words = answer_words(kb, record, question.fact)
+        said = words if words is not None else "?"
         try:
-            if value is None:
+            if words is None:
                 iv.dont_know()
-                said = "?"
-            else:
-                iv.answer(value)
-                said = str(value)
+            elif iv.tell(words).kind != "answer" and iv.question is not None and iv.question.fact == question.fact:
+                iv.dont_know()  # the words were read as free text and did not answer: "I don't know"
+                said = f"? ({words})"
         except InterviewError:
             iv.dont_know()
-            said = f"? ({value})"
+            said = f"? ({words})"
         if show:
             print(f"    Q{n + 1} {question.fact} -> {said}")
         if asked_to_confident is None and confident(iv):
@@ -86,27 +183,46 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", choices=["dev", "heldout"], default="heldout")
     parser.add_argument("--show", action="store_true", help="print each record's questions (development split only)")
+    parser.add_argument("--every", type=int, default=1, help="play every Nth record only (a quick look while working)")
+    parser.add_argument(
+        "--answerability",
+        action="store_true",
+        help="print the share of development threads that answer each question (questions.ANSWERED)",
+    )
     args = parser.parse_args(argv)
+    if args.answerability:
+        dev = [r for r in load_corpus() if r.split == "dev" and r.scope == "in"]
+        shares = answered_share(api.knowledge(), dev)
+        scale = shares.pop("UNMEASURED_SCALE")
+        for key, share in shares.items():
+            print(f"    {key!r}: {share},")
+        print(f"UNMEASURED_SCALE = {scale}")
+        return 0
     show = args.show and args.split == "dev"
     kb = api.knowledge()
     records = load_corpus()
     index = Index([r for r in records if r.split == "dev" and r.scope == "in"])
-    chosen = [r for r in records if r.split == args.split and r.scope == "in"]
+    chosen = [r for r in records if r.split == args.split and r.scope == "in"][:: max(1, args.every)]
     tallies: dict[int, list[bool]] = {n: [] for n in CHECKPOINTS}
     steps: list[int] = []
+    ceiling: list[bool] = []
     never = 0
     for record in chosen:
         if show:
             print(f"{record.url} want {record.label.cause_id or record.label.category}")
         hits, took = play(kb, record, index, show)
+        if show:
+            print(f"    right after 0/3/6 answers: {' '.join(str(int(hits[n])) for n in CHECKPOINTS)}")
         for n in CHECKPOINTS:
             tallies[n].append(hits[n])
+        ceiling.append(told_everything(kb, record, index))
         if took is None:
             never += 1
         else:
             steps.append(took)
     for n in CHECKPOINTS:
         print(f"top-1 after {n} answers: {statistics.fmean(tallies[n]):.3f}")
+    print(f"top-1 with every stated fact given at once (the ceiling): {statistics.fmean(ceiling):.3f}")
     mean = statistics.fmean(steps) if steps else float("nan")
     print(f"questions to a confident answer: mean {mean:.2f} over {len(steps)}; not confident within 6: {never}")
     print(

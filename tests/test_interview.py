@@ -453,3 +453,76 @@ def test_phase_replies_are_what_a_user_can_say_and_typing_one_answers(lang, said
     turn = iv.answer(said)
     assert (turn.fact, turn.value) == ("phase", "training")
     assert iv.answer_label(turn) == said
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "gpu", "model"),
+    [
+        ("en", "CUDA out of memory while loading the model with from_pretrained", "2x RTX 3060 12GB", "llama2 13b"),
+        ("zh", "加载模型的时候就爆显存了 CUDA out of memory", "两张3060 12G", "百川13B"),
+    ],
+)
+def test_a_load_time_oom_asks_the_model_and_gpu_and_reads_the_answers_as_a_report(lang, text, gpu, model):
+    kb = load_checked()
+    iv = Interview(kb, start=read_inputs(kb, symptoms=[text]), lang=lang)
+    asked: list[str] = []
+    while iv.question is not None and len(asked) < 8:
+        fact = iv.question.fact
+        asked.append(fact)
+        if fact == "gpu_name":
+            iv.tell(gpu)
+        elif fact == "model_name":
+            iv.tell(model)
+        else:
+            iv.dont_know()
+    # "which model?" and "which GPU?" are asked although no cause tests them directly: together they
+    # tell whether the weights alone exceed the card
+    assert {"model_name", "gpu_name"} <= set(asked)
+    facts = iv.facts
+    assert (facts.value("gpu_name"), facts.value("gpu_count")) == ("RTX 3060", 2)
+    assert facts.value("model_params_b") == 13.0
+    assert all(facts.get(n).source.kind == "answer" for n in ("gpu_count", "model_params_b", "gpu_memory_bytes"))
+    assert iv.diagnosis.session.facts.value("weights_exceed_gpu") is True
+    assert iv.diagnosis.causes[0].id == "weights-exceed-gpu"
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "value", "also"),
+    [
+        ("distributed", "zero3", "deepspeed", {"zero_stage": 3}),
+        ("finetune_method", "qlora", "qlora", {"quantization": "4bit"}),
+        ("gpu_memory_bytes", "RTX 4090", 25757220864, {"gpu_name": "RTX 4090"}),
+        ("model_name", "Yi-34B", "Yi-34B", {"model_params_b": 34.0}),
+        ("gpu_count", "4", 4, {}),
+        ("quantization", "4bit", "4bit", {}),
+    ],
+)
+def test_an_answer_in_words_is_read_by_the_same_readers_as_a_report(fact, said, value, also):
+    from triage.interview import read_answer
+
+    kb = load_checked()
+    got, taken = read_answer(kb, kb.facts[fact], said)
+    assert got == value
+    took = {f.name: f.value for f in taken.facts}
+    assert all(took.get(k) == v for k, v in also.items()), took
+
+
+def test_words_that_do_not_answer_are_not_taken_as_the_answer():
+    from triage.interview import read_answer
+
+    kb = load_checked()
+    assert read_answer(kb, kb.facts["distributed"], "what a day")[0] is None
+    assert read_answer(kb, kb.facts["zero_stage"], "not the slightest idea")[0] is None
+
+
+def test_how_likely_a_user_can_answer_is_the_corpus_share_and_depends_on_the_context():
+    from triage.engine.questions import ANSWERED, ease_of
+    from triage.facts import Fact, FactSet, Source
+
+    kb = load_checked()
+    # the phase is stated in nearly every thread; whether gradient checkpointing is on, rarely
+    assert ease_of(kb.facts["phase"]) > 0.9 > 0.2 > ease_of(kb.facts["gradient_checkpointing"])
+    # the ZeRO stage is known to most who said they use DeepSpeed, to few otherwise
+    deepspeed = FactSet().with_facts([Fact("distributed", "deepspeed", Source("answer"))])
+    assert ease_of(kb.facts["zero_stage"], deepspeed) == ANSWERED["zero_stage|distributed=deepspeed"]
+    assert ease_of(kb.facts["zero_stage"], deepspeed) > 2 * ease_of(kb.facts["zero_stage"])

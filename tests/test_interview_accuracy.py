@@ -40,3 +40,17 @@ def test_answers_lift_top1_above_the_floor(played):
     after = statistics.fmean(h[6] for h in played)
     assert after >= FLOOR_AFTER_6, f"top-1 after 6 answers = {after:.3f}"
     assert after >= before, f"answering made it worse: {before:.3f} -> {after:.3f}"
+
+
+def test_the_answerability_table_is_what_the_development_threads_answer(kb):
+    """``ANSWERED`` (how likely a user can answer each question) is re-counted from the corpus: a record
+    added or changed, or a reader that now reads more of what users type, must regenerate it
+    (``python bench/bench_interview.py --answerability``)."""
+    sys.path.insert(0, str(ROOT))
+    from bench.bench_interview import answered_share
+    from triage.engine.questions import ANSWERED, UNMEASURED_SCALE
+
+    dev = [r for r in load_corpus() if r.split == "dev" and r.scope == "in"]
+    counted = answered_share(kb, dev)
+    assert counted.pop("UNMEASURED_SCALE") == UNMEASURED_SCALE
+    assert counted == dict(ANSWERED)

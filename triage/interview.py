@@ -132,6 +132,29 @@ def interpret(spec: FactSpec, text: str) -> Value | None:
     return None
 
 
+def read_answer(kb: KnowledgeBase, spec: FactSpec, text: str) -> tuple[Value | None, Inputs]:
+    """An answer typed in the user's words, read by the same readers as a report.
+
+    Returns the value for the question about ``spec`` (None when the words do not answer it) and
+    what the readers took from the words, so "2x3090" to "Which GPU?" answers RTX 3090 and also
+    tells two cards, "llama2 13b" tells 13 B parameters and "zero3" to "Distributed how?" answers
+    deepspeed with ZeRO stage 3. A plain value of the fact's type ("4", "yes", "fp16") is read as
+    that value first; a text fact the readers do not recognise keeps the user's words.
+    """
+    said = text.strip()
+    if not said or "\n" in said:
+        return None, Inputs()
+    try:
+        taken = read(kb, symptoms=[said])
+    except IngestError:
+        taken = Inputs()
+    found = next((f.value for f in taken.facts if f.name == spec.id), None)
+    if spec.type is FactType.text:
+        return (found if found is not None else interpret(spec, said)), taken
+    value = interpret(spec, said)
+    return (value if value is not None else found), taken
+
+
 def describe_taken(kb: KnowledgeBase, taken: Inputs, lang: str = "en") -> list[str]:
     """What the readers took from a text, one line per fact with its source, then their notes."""
     if not taken.facts:
@@ -210,7 +233,10 @@ class Interview:
             if turn.kind == "text":
                 facts = facts.with_facts(turn.taken.facts)
             elif turn.kind == "answer" and turn.fact is not None and turn.value is not None:
-                facts = facts.with_facts([Fact(turn.fact, turn.value, Source("answer", excerpt=turn.said))])
+                source = Source("answer", excerpt=turn.said)
+                # what the readers took from the answer's words besides the question's fact ("2x3090": gpu_count)
+                also = [replace(f, source=source) for f in turn.taken.facts if f.name != turn.fact]
+                facts = facts.with_facts([*also, Fact(turn.fact, turn.value, source)])
         return facts
 
     @property
@@ -403,11 +429,21 @@ class Interview:
         # a quick reply typed out in words ("during training, not sure which step") is that reply
         typed = str(raw).strip().lower()
         raw = next((r.value for r in self.replies(question) if r.value is not None and r.label.lower() == typed), raw)
+        taken = Inputs()
         try:
             value = coerce(spec, raw)
         except FactError as exc:
-            raise InterviewError(str(exc)) from None
-        return self._record(Turn("answer", question.fact, value, said if said is not None else str(raw)))
+            # words a user would type ("2x3090", "llama2 13b", "zero3"): read as a report is read
+            words, taken = read_answer(self.kb, spec, raw) if isinstance(raw, str) else (None, Inputs())
+            if words is None:
+                raise InterviewError(str(exc)) from None
+            value = words
+        else:
+            if isinstance(raw, str) and spec.type is FactType.text:
+                words, taken = read_answer(self.kb, spec, raw)
+                value = words if words is not None else value
+        said = said if said is not None else str(raw)
+        return self._record(Turn("answer", question.fact, value, said, taken=Inputs(facts=taken.facts)))
 
     def dont_know(self) -> Turn:
         """The user cannot answer the current question; the next best one is asked instead."""
@@ -436,9 +472,9 @@ class Interview:
             spec = self.kb.facts[question.fact]
             if said.isdigit() and spec.type in (FactType.bool, FactType.enum) and len(said) == 1:
                 return self.press(said)
-            value = interpret(spec, said)
+            value, taken = read_answer(self.kb, spec, said)
             if value is not None:
-                return self._record(Turn("answer", question.fact, value, said))
+                return self._record(Turn("answer", question.fact, value, said, taken=Inputs(facts=taken.facts)))
         taken = read_text(self.kb, said)
         if not taken.text and not taken.facts:
             taken = replace(taken, text=said)

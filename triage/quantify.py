@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from triage.engine.conditions import version_in
 from triage.engine.diagnose import Diagnosis, remedy_status
-from triage.engine.questions import Question
+from triage.engine.questions import Question, ease_of
 from triage.engine.scoring import version_fact
 from triage.estimate import (
     ArchitectureError,
@@ -361,5 +361,5 @@ def memory_questions(memory: Memory, specs: Mapping[str, FactSpec]) -> list[Ques
             continue
         flips = est is not None and alt.estimate.verdict != est.verdict
         gain = 1.0 if flips else min(1.0, abs(alt.change))
-        out.append(Question(alt.fact, gain, spec.ease, (alt.assumed, alt.value)))
+        out.append(Question(alt.fact, gain, ease_of(spec), (alt.assumed, alt.value)))
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from packaging.specifiers import InvalidSpecifier
 
@@ -25,6 +25,88 @@ from triage.kb.models import FactSpec, FactType, Leaf
 CONFIDENT = 0.8
 #: ... or when no question is expected to gain this many bits.
 MIN_GAIN = 0.02
+
+
+#: Facts whose question arises only within a context, and that context: the ZeRO stage of a DeepSpeed run.
+ASKED_WITHIN: Mapping[str, tuple[str, str]] = {
+    "zero_stage": ("distributed", "deepspeed"),
+    "offload": ("distributed", "deepspeed"),
+}
+
+#: The chance that a user can answer each question, learnt from the development split of the corpus:
+#: the share of in-scope development records whose thread states the fact (or something the readers
+#: read as it: the GPU's name answers its memory), as ``bench/bench_interview.py --answerability``
+#: counts it and prints this table. ``fact|context=value`` is the share within that context
+#: (:data:`ASKED_WITHIN`). Threads under-report what a user could look up (whether gradient
+#: checkpointing is on is stated in 10 % of them), so a question about a setting a user must look
+#: for ranks below one about what they saw at a glance (when it happened, the model, the GPU) unless
+#: its answer tells much more. A fact that no record names is not measured: its written ``ease`` is put
+#: on the same scale by :data:`UNMEASURED_SCALE`. Held-out records are not counted.
+ANSWERED: Mapping[str, float] = {
+    "attn_implementation": 0.06,
+    "batch_size": 0.34,
+    "bitsandbytes_version": 0.01,
+    "compute_capability": 0.52,
+    "deepspeed_version": 0.01,
+    "device_map": 0.02,
+    "distributed": 0.31,
+    "error_kind": 0.9,
+    "eval_batch_size": 0.03,
+    "finetune_method": 0.59,
+    "gpu_count": 0.6,
+    "gpu_memory_bytes": 0.46,
+    "gpu_name": 0.56,
+    "gradient_checkpointing": 0.1,
+    "lora_r": 0.03,
+    "max_length": 0.2,
+    "max_new_tokens": 0.0,
+    "memory_growth": 0.12,
+    "mixed_precision": 0.17,
+    "model_name": 0.74,
+    "model_params_b": 0.64,
+    "offload": 0.01,
+    "offload|distributed=deepspeed": 0.02,
+    "oom_step": 0.02,
+    "optimizer": 0.01,
+    "os": 0.04,
+    "packing": 0.02,
+    "padding": 0.0,
+    "peft_version": 0.01,
+    "phase": 1.0,
+    "quantization": 0.16,
+    "torch_dtype": 0.19,
+    "torch_version": 0.08,
+    "trained_before_oom": 0.15,
+    "trainer_type": 0.27,
+    "transformers_version": 0.08,
+    "trl_version": 0.0,
+    "zero_stage": 0.15,
+    "zero_stage|distributed=deepspeed": 0.73,
+}
+#: The median of measured share over written ``ease`` among the measured facts (printed with the table).
+UNMEASURED_SCALE = 0.16
+#: The least chance given to a question the corpus records: rare answers still count when they tell much.
+MIN_ANSWERED = 0.05
+
+
+def ease_of(spec: FactSpec, facts: FactSet | None = None) -> float:
+    """The chance a user can answer the question about ``spec`` (see :data:`ANSWERED`), given ``facts``."""
+    name = spec.id
+    if name in ASKED_WITHIN and facts is not None:
+        ctx, value = ASKED_WITHIN[name]
+        if str(facts.value(ctx)) == value and f"{name}|{ctx}={value}" in ANSWERED:
+            return max(MIN_ANSWERED, ANSWERED[f"{name}|{ctx}={value}"])
+    if name in ANSWERED:
+        return max(MIN_ANSWERED, ANSWERED[name])
+    return spec.ease * UNMEASURED_SCALE
+
+
+#: Derived facts the user cannot be asked, and the inputs they are computed from: one group per input,
+#: the question asked first. "Do the weights alone exceed the GPU?" is not a question a user can
+#: answer, but "which model?" and "which GPU?" are, at a glance, and together they answer it.
+DERIVED_FROM: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    "weights_exceed_gpu": (("model_name", "model_params_b"), ("gpu_name", "gpu_memory_bytes")),
+}
 
 
 @dataclass(frozen=True)
@@ -97,11 +179,20 @@ class QuestionPlanner:
                         self.users[leaf.fact].append(cid)
 
     def gain(
-        self, name: str, facts: FactSet, scored: Mapping[str, Scored], dist: Mapping[str, float]
+        self,
+        name: str,
+        facts: FactSet,
+        scored: Mapping[str, Scored],
+        dist: Mapping[str, float],
+        *,
+        derived: bool = False,
     ) -> Question | None:
-        """The expected gain of asking about ``name``, or None when it cannot help."""
+        """The expected gain of asking about ``name``, or None when it cannot help.
+
+        ``derived``: also for a fact the user is not asked (the gain of learning it from its inputs).
+        """
         spec = self.specs.get(name)
-        if spec is None or not spec.askable:
+        if spec is None or not (spec.askable or derived):
             return None
         values = candidate_values(spec, self.tests.get(name, []))
         if len(values) < 2:
@@ -129,7 +220,7 @@ class QuestionPlanner:
         gain = entropy(dist) - expected
         if gain <= 1e-9:
             return None
-        return Question(name, gain, spec.ease, tuple(values))
+        return Question(name, gain, ease_of(spec, facts), tuple(values))
 
     def rank(self, facts: FactSet, scored: list[Scored], dist: Mapping[str, float], limit: int = 5) -> list[Question]:
         """The best questions first: expected gain times ease (the chance a user can answer at all).
@@ -140,8 +231,48 @@ class QuestionPlanner:
         by_id = {s.cause.id: s for s in scored}
         names = sorted({n for s in scored if not s.excluded for n in s.unknown})
         found = [q for n in names if (q := self.gain(n, facts, by_id, dist)) is not None]
+        found = self._inputs_of_derived(found, names, facts, by_id, dist)
         found.sort(key=lambda q: (-round(q.gain * q.ease, 3), -q.ease, q.fact))
         return found[:limit]
+
+    def _inputs_of_derived(
+        self,
+        found: list[Question],
+        names: list[str],
+        facts: FactSet,
+        by_id: Mapping[str, Scored],
+        dist: Mapping[str, float],
+    ) -> list[Question]:
+        """``found`` plus the questions about the inputs of unknown derived facts (:data:`DERIVED_FROM`).
+
+        Asking for one input is worth the derived fact's gain times the chance that the other inputs
+        are (or will be) known: 1 when the user gave them, else the chance they can answer them.
+        """
+        best = {q.fact: q for q in found}
+        for name in names:
+            groups = DERIVED_FROM.get(name)
+            if groups is None or name in facts:
+                continue
+            derived = self.gain(name, facts, by_id, dist, derived=True)
+            if derived is None:
+                continue
+            known = [any(f in facts for f in group) for group in groups]
+            for i, group in enumerate(groups):
+                ask = self.specs.get(group[0])
+                if known[i] or ask is None or not ask.askable:
+                    continue
+                others = 1.0
+                for j, other in enumerate(groups):
+                    if j != i and not known[j]:
+                        spec = self.specs.get(other[0])
+                        others *= ease_of(spec, facts) if spec is not None else 0.0
+                g = derived.gain * others
+                have = best.get(ask.id)
+                if have is None:
+                    best[ask.id] = Question(ask.id, g, ease_of(ask, facts), ())
+                elif g > have.gain:
+                    best[ask.id] = replace(have, gain=g)
+        return list(best.values())
 
 
 def pending_veto(top: Scored | None, questions: Sequence[Question]) -> Question | None:
