@@ -243,3 +243,59 @@ def test_what_was_switched_to_and_failed_is_the_run_s_setting() -> None:
     assert got["trainer_type"] == "dpo"
     assert facts("switching to zero3 still OOMs").get("zero_stage") == "3"
     assert "batch_size" in str(facts("改成 batch size 1 就可以了").get("resolved_by"))
+
+
+#: More development-record phrases: launchers and configs, model parallel, LoRA flags and scripts, chat.
+LAUNCH_DEV_PHRASES = {
+    "ds_launcher": "deepspeed --include localhost:2 --master_port=$MASTER_PORT src/train_bash.py \\",
+    "ds_config": "deepspeed配置如下：",
+    "ds_zh": "所以想着用deepspeed双卡4bit LoRA+FlashAttention2微调的方式",
+    "model_parallel": "上面都是在模型并行参数开启下跑的。",
+    "lora_script": "CUDA_VISIBLE_DEVICES=4 python baichuan_lora_tuning.py \\",
+    "lora_sh": "GPUS=1 BATCH_SIZE=1 PER_DEVICE_BATCH_SIZE=1 sh "
+    "internvl2_8b_internlm2_7b_dynamic_res_2nd_finetune_lora.sh",
+    "chat": "可以打开但是只要开始聊天就报显存溢出错误",
+    "count_size_name": "根据案例尝试在8*80G A100上做全量微调",
+    "visible": "设置的是 CUDA_VISIBLE_DEVICES=2,3,4,5，也一直在用 gpu 0， 重启也没效果。",
+    "set_then_fails": "如果我设置batch-size为16，一会儿就出现out of memory。",
+}
+
+
+@pytest.mark.parametrize(
+    ("key", "name", "value"),
+    [
+        ("ds_launcher", "distributed", "deepspeed"),
+        ("ds_config", "distributed", "deepspeed"),
+        ("ds_zh", "distributed", "deepspeed"),
+        ("model_parallel", "distributed", "model_parallel"),
+        ("lora_script", "finetune_method", "lora"),
+        ("lora_sh", "finetune_method", "lora"),
+        ("lora_sh", "gpu_count", 1),
+        ("chat", "phase", "generation"),
+        ("count_size_name", "gpu_count", 8),
+        ("visible", "gpu_count", 4),  # '设置的是 X' states the setting; it is not what fixed the run
+        ("set_then_fails", "batch_size", "16"),  # as written; typed when it becomes a fact
+    ],
+)
+def test_reads_launchers_configs_and_scripts(key: str, name: str, value: object) -> None:
+    assert facts(LAUNCH_DEV_PHRASES[key]).get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("不用deepspeed", "distributed"),
+        ("do I need deepspeed?", "distributed"),
+        ("我没有用模型并行", "distributed"),
+        ("python generate.py --lora_path ./adapter", "finetune_method"),  # an adapter loaded to generate
+        ("聊天记录很长", "phase"),
+    ],
+)
+def test_launcher_and_script_readings_stay_silent_elsewhere(said: str, name: str) -> None:
+    assert name not in facts(said)
+
+
+def test_the_launcher_phrases_come_from_the_development_split() -> None:
+    dev = "\n".join(r.report for r in load_corpus() if r.split == "dev")
+    for said in LAUNCH_DEV_PHRASES.values():
+        assert said in dev

@@ -367,7 +367,8 @@ _PHASES = (
         r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
         r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
         r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)|"
-        r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|(?:单图|批量|batch\s*)推理",
+        r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|(?:单图|批量|batch\s*)推理|"
+        r"(?:开始|一)聊天|聊天(?:时|的时候|过程中)|\b(?:web|cli|chat)_demo\.py\b",
     ),
     (
         "merging",
@@ -544,7 +545,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡";
     # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4)
     (
-        r"(?<![\w.\-])(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s*(?:[x×*]\s*)?"
+        r"(?<![\w.\-])(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s*(?:[x×*]\s*(?:\d{2,3}\s*G[B]?\s+)?)?"
         r"(?:(?:nvidia|tesla|geforce|quadro)\s+){0,2}(?:(?:rtx|gtx)\s+)?(?:" + _GPU_NAMES + r")"
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
         r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
@@ -729,7 +730,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # how many GPUs a launcher or the environment names: "CUDA_VISIBLE_DEVICES=0,1,2,3", "--nproc_per_node 8"
     (
         r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(?P<ids>\d+(?:\s*,\s*\d+)*)(?![\w,])|"
-        r"(?:--)?(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus)[\"']?\s*[=:\s]\s*[\"']?(?P<n>\d{1,3})\b",
+        r"(?:--)?(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus|GPUS|GPUS_PER_NODE|NPROC_PER_NODE|NUM_GPUS)[\"']?\s*[=:\s]\s*[\"']?(?P<n>\d{1,3})\b",
         lambda m: [("gpu_count", len(m.group("ids").split(",")) if m.group("ids") else int(m.group("n")))],
     ),
     # several processes, one per GPU, when no other scheme is named (read last: see read_lines)
@@ -781,6 +782,24 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:at|in|during)\s+(?:the\s+)?(?:epoch\s+[2-9]\d*|(?:second|third|fourth|2nd|3rd|\d+th)\s+epoch)\b|"
         r"第\s*[2-9二三四五六七八九]\s*个?\s*(?:epoch|轮)|\bepoch\s*[2-9]\d*\s*的?(?:时候|时)",
         _unless_negated(_simple("trained_before_oom", True)),
+    ),
+    # DeepSpeed as the launcher or its config: "deepspeed --include localhost:2 train.py", "deepspeed配置如下", "用deepspeed双卡"
+    (
+        r"^\s*deepspeed\s+(?:--|\S+\.py\b)|(?<![\w-])--deepspeed(?:_config)?\b(?!\s*(?:none|false)\b)|"
+        r"\bdeepspeed\s*(?:的)?\s*(?:配置|config(?:uration)?\s*(?:is|was|file|:))|(?:用|使用|采用|基于|开启了?)\s*deepspeed",
+        _unless_negated(_simple("distributed", "deepspeed")),
+    ),
+    # the layers split over the cards of one process: "模型并行参数开启", "model parallel (device_map)"
+    (
+        r"模型并行(?:参数)?\s*(?:开启|打开|已开|开着)|(?:开启|打开|使用|用)了?\s*模型并行|"
+        r"\bnaive\s+(?:pipeline|model)\s+parallel(?:ism)?\b|\bmodel[ _]parallel(?:ism)?\s+(?:with|via|using)\s+device_map\b",
+        _unless_negated(_simple("distributed", "model_parallel")),
+    ),
+    # LoRA said by its flags or a script's name: "--lora_rank 4", "baichuan_lora_tuning.py", "..._finetune_lora.sh"
+    (
+        r"(?<![\w-])--?lora_(?:rank|r|alpha|target|dropout)\b|(?<![\w.])lora_(?:rank|alpha)\s*[:=]|"
+        r"\b\w*(?:_lora_(?:tun|train|finetun|sft)\w*|(?:finetune|train|sft|tuning)_lora)\w*\.(?:sh|py)\b",
+        _unless_negated(_simple("finetune_method", "lora")),
     ),
     # half precision in words or ChatGLM's .half()
     (
@@ -924,6 +943,7 @@ _FIX = re.compile(
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
     r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
     r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|(?<!不)(?:可以|能)\s*正常\s*(?:跑|运行|训练|微调)|不再(?:报错|爆显存|oom)|"
+    r"(?<![不没])能够\s*(?:支持)?\s*(?:正常)?\s*(?:运行|跑|训练)(?!吗|么|\?|？)|"
     r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)",
     _I,
 )
@@ -934,7 +954,7 @@ _FIX_BEFORE = re.compile(
     r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
     r"\b(?:does(?:n'?t|\s+not)|did(?:n'?t|\s+not))\s+(?:happen|occur|oom)\s+(?:when|with|if|after|on)\b|"
     r"\bcan\s+(?:only\s+)?(?:work|run|train|fit)\s+(?:only\s+)?(?:when|with|if|after|once)\b|"
-    r"(?:改成|换成|改为|改用|换用|加上|开启|设置)[^，,。；;]{0,4}$",
+    r"(?:改成|换成|改为|改用|换用|加上|开启)[^，,。；;]{0,4}$",
     _I,
 )
 
@@ -1018,8 +1038,8 @@ def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     clause = before[starts[-1] if starts else 0 :]
     if _FIX_BEFORE.search(clause) is None:
         return False
-    # "换成 DPO 就爆显存了": what was switched to is what failed
-    return _FAILED.search(rest[: cut.start()] if cut else rest) is None
+    # "换成 DPO 就爆显存了", "改成 zero3，还是 OOM": what was switched to is what failed
+    return _FAILED.search(rest[:40]) is None
 
 
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
