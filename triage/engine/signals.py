@@ -28,8 +28,13 @@ class Match:
 
 @lru_cache(maxsize=2048)
 def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """A case-insensitive compiled regex (cached across calls)."""
-    return re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+    """A case-insensitive compiled regex (cached across calls).
+
+    ``\\b``, ``\\w``, ``\\d`` and ``\\s`` are ASCII: a Chinese character counts as a word character
+    in Unicode mode, so ``\\bvllm\\b`` would miss "用vllm在rollout阶段" and ``\\bsft\\b`` "做SFT时", which
+    Chinese reports write without spaces. Chinese words in patterns are matched literally.
+    """
+    return re.compile(pattern, re.IGNORECASE | re.MULTILINE | re.ASCII)
 
 
 def _excerpt(text: str, start: int, end: int) -> str:
