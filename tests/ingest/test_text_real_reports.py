@@ -258,6 +258,9 @@ LAUNCH_DEV_PHRASES = {
     "count_size_name": "根据案例尝试在8*80G A100上做全量微调",
     "visible": "设置的是 CUDA_VISIBLE_DEVICES=2,3,4,5，也一直在用 gpu 0， 重启也没效果。",
     "set_then_fails": "如果我设置batch-size为16，一会儿就出现out of memory。",
+    "size_times_count": "would cause OOM for a GPU node with 80G*8 VRAM. So decrease it from 0.7 to 0.6.",
+    "zh_quant": "并在运行脚本时添加了 --quatization_bit 4 进行量化，可是系统日志显示占用了9个多G的显存",
+    "not_a_hub_id": "config mitigations (Ulysses SP, param/optimizer offload, lower `gpu_memory_utilization`",
 }
 
 
@@ -275,6 +278,9 @@ LAUNCH_DEV_PHRASES = {
         ("count_size_name", "gpu_count", 8),
         ("visible", "gpu_count", 4),  # '设置的是 X' states the setting; it is not what fixed the run
         ("set_then_fails", "batch_size", "16"),  # as written; typed when it becomes a fact
+        ("size_times_count", "gpu_count", 8),
+        ("size_times_count", "gpu_memory_bytes", 80 * 1024**3),
+        ("zh_quant", "quantization", "4bit"),
     ],
 )
 def test_reads_launchers_configs_and_scripts(key: str, name: str, value: object) -> None:
@@ -289,6 +295,9 @@ def test_reads_launchers_configs_and_scripts(key: str, name: str, value: object)
         ("我没有用模型并行", "distributed"),
         ("python generate.py --lora_path ./adapter", "finetune_method"),  # an adapter loaded to generate
         ("聊天记录很长", "phase"),
+        ("config mitigations (Ulysses SP, param/optimizer offload", "model_name"),
+        ("per_device_train_batch_size 4 量化后", "quantization"),
+        ("the dataset is 100G*3 files", "gpu_count"),
     ],
 )
 def test_launcher_and_script_readings_stay_silent_elsewhere(said: str, name: str) -> None:

@@ -551,6 +551,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
         r"|(?<![\w.])(?P<n2>[单双两二三四五六七八]|\d{1,3})(?!\d)\s*(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
+        r"|(?<![\w.])(?P<m5>\d{2,3})\s*G(?:B|iB)?\s*[x×*]\s*(?P<n5>\d{1,2})(?![\w.])(?=\s*(?:vram|gpus?|cards?|显存|显卡|卡|\)|$))"
         r"|(?<![\d.])(?P<n4>[单一两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?"
         r"(?:(?:nvidia|tesla|geforce|quadro)\s*){0,2}(?:(?:rtx|gtx)\s*)?(?:" + _GPU_NAMES + r")",
         lambda m: _gpus_any(m),
@@ -801,6 +802,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b\w*(?:_lora_(?:tun|train|finetun|sft)\w*|(?:finetune|train|sft|tuning)_lora)\w*\.(?:sh|py)\b",
         _unless_negated(_simple("finetune_method", "lora")),
     ),
+    # quantization said in Chinese with its bits: "--quatization_bit 4 进行量化", "量化到int4", "8位的量化"
+    (
+        r"(?<![\w.])(?:int)?(?P<b>[48])\s*(?:(?:bit|bits|位|比特)\s*(?:的)?\s*(?:进行|来)?|进行|来)\s*量化|"
+        r"量化(?:到|成|为)\s*(?:int)?(?P<a>[48])(?!\d)",
+        _unless_negated(lambda m: [("quantization", f"{m.group('b') or m.group('a')}bit")]),
+    ),
     # half precision in words or ChatGLM's .half()
     (
         r"半精度(?:加载|训练|推理)?|\bmodel\.half\(\)|\.half\(\)\.cuda\(\)",
@@ -811,9 +818,9 @@ PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I)
 
 
 def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
-    raw = m.group("n") or m.group("n1") or m.group("n2") or m.group("n3") or m.group("n4")
-    if raw is None:
-        return []
+    raw = m.group("n") or m.group("n1") or m.group("n2") or m.group("n3") or m.group("n4") or m.group("n5")
+    if raw is None or (m.group("n5") and int(m.group("m5")) not in _GPU_MEMORY_SIZES):
+        return []  # "80G*8 VRAM" is eight cards of a card's size; "100G*3" is not
     count = _count(raw)
     return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
 
@@ -825,8 +832,8 @@ _MODEL_FAMILIES = (
 )
 #: A Hub id ends where the token ends: "torch/optim/adamw.py" is a source path, not a model.
 _HUB_ID = re.compile(
-    r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")[\w.-]*)(?![\w/-])(?<!\.py)(?<!\.git)", _I
-)
+    r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")(?![a-z])[\w.-]*)(?![\w/-])(?<!\.py)(?<!\.git)", _I
+)  # the family ends its word: "param/optimizer" is not an OPT model
 _MODEL_NAME = re.compile(
     r"(?<![\w/.-])((?:meta-)?(?:" + _MODEL_FAMILIES + r")[\w.]*(?:-[\w.]+)*?-\d+(?:\.\d+)?[bBmM](?:-[\w.]+)*)(?![\w.])",
     _I,
