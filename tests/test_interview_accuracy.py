@@ -48,9 +48,10 @@ def test_the_answerability_table_is_what_the_development_threads_answer(kb):
     (``python bench/bench_interview.py --answerability``)."""
     sys.path.insert(0, str(ROOT))
     from bench.bench_interview import answered_share
-    from triage.engine.questions import ANSWERED, UNMEASURED_SCALE
+    from triage.engine.questions import ANSWER_VALUES, ANSWERED, UNMEASURED_SCALE
 
     dev = [r for r in load_corpus() if r.split == "dev" and r.scope == "in"]
-    counted = answered_share(kb, dev)
+    counted, values = answered_share(kb, dev)
     assert counted.pop("UNMEASURED_SCALE") == UNMEASURED_SCALE
     assert counted == dict(ANSWERED)
+    assert values == {k: dict(v) for k, v in ANSWER_VALUES.items()}

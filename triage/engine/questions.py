@@ -89,6 +89,39 @@ UNMEASURED_SCALE = 0.16
 MIN_ANSWERED = 0.05
 
 
+#: How often each answer is given, among the development threads that answer the question (enum and
+#: yes/no facts that at least half of the threads answer: a setting stated by few threads is stated
+#: when it is notable, so its shares would not stand for users'; printed by
+#: ``bench/bench_interview.py --answerability`` with :data:`ANSWERED`). Most OOMs are CUDA OOMs:
+#: asking the error's kind tells less than a uniform guess over its values says.
+ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
+    "error_kind": {"cuda_oom": 0.84, "host_oom": 0.14, "other": 0.02},
+    "finetune_method": {"freeze": 0.01, "full": 0.41, "lora": 0.44, "qlora": 0.14},
+    "phase": {
+        "evaluation": 0.08,
+        "forward": 0.0,
+        "generation": 0.1,
+        "loading": 0.19,
+        "merging": 0.03,
+        "optimizer": 0.02,
+        "saving": 0.04,
+        "training": 0.54,
+    },
+}
+#: Added to every answer's share before normalising, so an answer no thread gave can still be given.
+UNSEEN_ANSWER = 0.02
+
+
+def answer_prior(name: str, values: Sequence[Value]) -> list[float]:
+    """The chance of each of ``values`` as the answer about ``name`` before any cause is assumed:
+    its share among development threads (:data:`ANSWER_VALUES`), uniform for a fact without one."""
+    shares = ANSWER_VALUES.get(name)
+    if not shares:
+        return [1 / len(values)] * len(values)
+    raw = [shares.get(str(v), 0.0) + UNSEEN_ANSWER for v in values]
+    return [r / sum(raw) for r in raw]
+
+
 def ease_of(spec: FactSpec, facts: FactSet | None = None) -> float:
     """The chance a user can answer the question about ``spec`` (see :data:`ANSWERED`), given ``facts``."""
     name = spec.id
@@ -197,22 +230,22 @@ class QuestionPlanner:
         values = candidate_values(spec, self.tests.get(name, []))
         if len(values) < 2:
             return None
+        prior = answer_prior(name, values)
         causes = [cid for cid in self.users.get(name, []) if cid in dist]
         # likelihood[cid][i]: relative likelihood of answer i under cause cid
         likelihood: dict[str, list[float]] = {}
         for cid in causes:
             base = scored[cid].score
             raw = []
-            for value in values:
+            for value, share in zip(values, prior, strict=True):
                 hypo = facts.with_facts([Fact(name, value, Source("answer"))])
                 s = self.scorer.score_one(scored[cid].cause, hypo)
-                raw.append(0.0 if s.excluded else math.exp(max(-30.0, min(30.0, s.score - base))))
+                raw.append(0.0 if s.excluded else share * math.exp(max(-30.0, min(30.0, s.score - base))))
             total = sum(raw)
-            likelihood[cid] = [r / total for r in raw] if total > 0 else [1 / len(values)] * len(values)
-        uniform = 1 / len(values)
+            likelihood[cid] = [r / total for r in raw] if total > 0 else list(prior)
         expected = 0.0
         for i in range(len(values)):
-            joint = {cid: p * (likelihood[cid][i] if cid in likelihood else uniform) for cid, p in dist.items()}
+            joint = {cid: p * (likelihood[cid][i] if cid in likelihood else prior[i]) for cid, p in dist.items()}
             p_answer = sum(joint.values())
             if p_answer <= 0:
                 continue
