@@ -308,3 +308,52 @@ def test_the_launcher_phrases_come_from_the_development_split() -> None:
     dev = "\n".join(r.report for r in load_corpus() if r.split == "dev")
     for said in LAUNCH_DEV_PHRASES.values():
         assert said in dev
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value", "resolved_by"),
+    [
+        ("-- Increase batch size from 1 to 4", "batch_size", 1, None),  # a dev record (oumi-ai/oumi#854)
+        # the same family in the words people use (not corpus quotes): the failing run had the first value
+        ("batch size从8改成2就能跑了", "batch_size", 8, "batch_size"),
+        ("I reduced max_length from 4096 to 2048 and it works now", "max_length", 4096, "max_length"),
+        # ... unless the change did not help: then the latest run had the second
+        ("I reduced batch size from 8 to 1 but still OOM", "batch_size", 1, None),
+        ("cutoff_len从4096降到2048还是爆显存", "max_length", 2048, None),
+    ],
+)
+def test_a_setting_changed_from_one_value_to_another(said: str, name: str, value: int, resolved_by: str | None) -> None:
+    got = facts(said)
+    assert got.get(name) == value
+    assert got.get("resolved_by") == resolved_by
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        ("只要一评估就爆显存", "phase", "evaluation"),
+        ("模型还没加载完就OOM了", "phase", "loading"),
+        ("关掉梯度检查点后OOM", "gradient_checkpointing", False),
+        ("开启了flash attention", "attn_implementation", "flash_attention_2"),  # a statement, not a fix
+    ],
+)
+def test_more_chinese_phrasings(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("said", "fixed"),
+    [
+        ("开启flash attention后就可以了", "attn_implementation"),
+        ("把max_length改成1024之后就不OOM了", "max_length"),
+    ],
+)
+def test_a_setting_followed_by_it_worked_is_still_a_fix(said: str, fixed: str) -> None:
+    got = facts(said)
+    assert got.get("resolved_by") == fixed
+    assert fixed not in got
+
+
+def test_a_change_said_without_an_outcome_is_not_a_fix() -> None:
+    assert "resolved_by" not in facts("batch size从8改成2")
+    assert "resolved_by" not in facts("模型加载完成后开始评估")

@@ -66,7 +66,7 @@ _HINT = re.compile(r"If reserved (?:but unallocated )?memory is [^.]*?(?:try set
 _NEGATE = re.compile(
     r"\b(?:no|not|without|w/o|didn'?t|did not|don'?t|do not|haven'?t|hasn'?t|isn'?t|wasn'?t|never|disabled?|"
     r"can'?t|cannot|couldn'?t|unable to|removed|dropped|got rid of|"
-    r"off|false|turned off|rather than|instead of|drop(?:ped|ping)?|remov(?:e|ed|ing))\b|而不是|而非|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|禁用|否|去掉|删掉|去除",
+    r"off|false|turned off|rather than|instead of|drop(?:ped|ping)?|remov(?:e|ed|ing))\b|而不是|而非|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|关掉|禁用|否|去掉|删掉|去除",
     _I,
 )
 _AFFIRM = re.compile(
@@ -284,7 +284,7 @@ def _trainer(m: re.Match[str]) -> list[tuple[str, object]]:
 
 
 _CLAUSE = re.compile(r"[,;!?()，。；！？、（）]|\.(?!\w)|\bbut\b|\bhowever\b|\binstead\b|但是?|不过|而是", _I)
-_CJK_NEGATE = re.compile(r"(?:没有|没用|没开|没|未|不用|不是|不|关闭|关了|禁用)\s*$")
+_CJK_NEGATE = re.compile(r"(?:没有|没用|没开|没|未|不用|不是|不|关闭|关了|关掉|禁用)\s*$")
 
 
 def negated(line: str, start: int) -> bool:
@@ -354,7 +354,7 @@ _PHASES = (
         r"\b(?:as soon as|when|once|after)\s+(?:the\s+)?(?:evaluation|eval|validation)\s+(?:would\s+|will\s+|did\s+)?"
         r"(?:starts?|begins?|kicks? in|runs?|started|began)\b|\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|ooms?|dies|died)\s+(?:on|at)\s+"
         r"(?:the\s+)?(?:eval(?:uation)?|validation)\b|"
-        r"开始(?:评估|验证|eval)|(?:评估|验证)一开始|"
+        r"开始(?:评估|验证|eval)|(?:评估|验证)一开始|一(?:评估|验证|eval|做评估|跑评估)就|"
         r"评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时|"
         r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)|"
         r"\b(?:zero|few)[- ]shot\s+eval\w*|\brunning\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,3}evaluation\b|"
@@ -401,7 +401,8 @@ _PHASES = (
         r"(?:gpus?|cuda|device)\b|\b(?:during|in|inside)\s+(?:the\s+)?`?from_pretrained\b|\bat\s+load(?:ing)?\s+time\b|"
         r"\bmodel\s+loading\b|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|begins|started)\b|"
         r"加载[^，。,；;完后]{0,20}?(?:时候?|的时候|阶段|过程中)|(?:加载|载入|读取)(?:模型)?(?:权重|参数)(?:时|的时候|阶段)?|"
-        r"(?:一|刚)加载就|加载(?:就|直接)(?:爆|oom|报错|溢出)|from_pretrained\s*(?:时|的时候|阶段)",
+        r"(?:一|刚)加载就|加载(?:就|直接)(?:爆|oom|报错|溢出)|from_pretrained\s*(?:时|的时候|阶段)|"
+        r"(?:还没|没有?)(?:来得及)?加载完|加载(?:完成?)?(?:之前|前)|加载到一半|\bbefore\s+(?:the\s+)?model\s+(?:even\s+)?(?:finishes|finished)\s+loading\b",
     ),
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
     (
@@ -933,6 +934,35 @@ def read_text(text: str) -> list[Found]:
     return read_lines(iter_text_lines(text))
 
 
+#: A setting changed from one value to another: "batch size从8改成2就能跑了", "reduced max_length from 4096 to 2048".
+_FROM_TO_NAMES = {
+    "batchsize": "batch_size",
+    "bs": "batch_size",
+    "perdevicetrainbatchsize": "batch_size",
+    "microbatchsize": "batch_size",
+    "批大小": "batch_size",
+    "maxlength": "max_length",
+    "maxseqlength": "max_length",
+    "maxseqlen": "max_length",
+    "cutofflen": "max_length",
+    "seqlen": "max_length",
+    "seqlength": "max_length",
+    "sequencelength": "max_length",
+    "序列长度": "max_length",
+    "最大长度": "max_length",
+    "截断长度": "max_length",
+    "gradientaccumulationsteps": "grad_accum",
+    "lorar": "lora_r",
+    "lorarank": "lora_r",
+}
+_FROM_TO = re.compile(
+    r"(?<![\w-])(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|batch[ _-]?size|\bbs\b|批大小|"
+    r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
+    r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)\s*(?:from|从)\s*(?P<a>\d+)\s*"
+    r"(?:改成|改为|改到|降到|降低到|降为|减到|减小到|减少到|调到|调成|调为|变成|to|->|→|-->)\s*(?P<b>\d+)\b",
+    _I,
+)
+
 #: A link says nothing about the run (its hashes read as sizes: ".../c3d56f65-929b-..."), except a Hub id.
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"'`]++", re.ASCII)
 _HUB_URL = re.compile(r"https?://(?:www\.)?(?:huggingface\.co|hf-mirror\.com|modelscope\.cn/models)/([\w.-]+/[\w.-]+)")
@@ -949,6 +979,7 @@ _FIX = re.compile(
     r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
     r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
+    r"就不(?:再)?(?:oom|报错|爆显存|溢出|爆)了?|"
     r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|(?<!不)(?:可以|能)\s*正常\s*(?:跑|运行|训练|微调)|不再(?:报错|爆显存|oom)|"
     r"(?<![不没])能够\s*(?:支持)?\s*(?:正常)?\s*(?:运行|跑|训练)(?!吗|么|\?|？)|"
     r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)",
@@ -961,7 +992,7 @@ _FIX_BEFORE = re.compile(
     r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
     r"\b(?:does(?:n'?t|\s+not)|did(?:n'?t|\s+not))\s+(?:happen|occur|oom)\s+(?:when|with|if|after|on)\b|"
     r"\bcan\s+(?:only\s+)?(?:work|run|train|fit)\s+(?:only\s+)?(?:when|with|if|after|once)\b|"
-    r"(?:改成|换成|改为|改用|换用|加上|开启)[^，,。；;]{0,4}$",
+    r"(?:改成|换成|改为|改用|换用)[^，,。；;]{0,4}$",
     _I,
 )
 
@@ -1142,6 +1173,17 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         elif model:
             put(model, number, said_model)
         _gpu_names(line, number, put)
+        for m in _FROM_TO.finditer(line):
+            name = _FROM_TO_NAMES[re.sub(r"[\s_-]", "", m.group("key").lower())]
+            before, after = int(m.group("a")), int(m.group("b"))
+            if _FAILED.search(line, m.end(), m.end() + 40):
+                put([(name, after)], number, m.group(0))  # "从4096降到2048还是爆显存": the latest run had the second
+            elif describes_a_fix(line, m.end(), m.start()):
+                put([(name, before)], number, m.group(0))  # the run that failed had the first value
+                fixed[name] = after
+                fix_line = fix_line or number
+            else:
+                put([(name, before)], number, m.group(0))
         for pattern, extract in PATTERNS:
             for m in pattern.finditer(line):
                 try:
