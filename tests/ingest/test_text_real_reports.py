@@ -357,3 +357,22 @@ def test_a_setting_followed_by_it_worked_is_still_a_fix(said: str, fixed: str) -
 def test_a_change_said_without_an_outcome_is_not_a_fix() -> None:
     assert "resolved_by" not in facts("batch size从8改成2")
     assert "resolved_by" not in facts("模型加载完成后开始评估")
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        # the issue's own illustrations of what reports say (not corpus quotes)
+        ("another process is using 10GB on GPU 0", "other_process_bytes", 10 * 1024**3),
+        ("it crashes halfway through the first epoch", "trained_before_oom", True),
+    ],
+)
+def test_memory_in_use_and_a_run_that_trained_first(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value
+
+
+@pytest.mark.parametrize(
+    "said", ["another process is using 10GB on GPU 0", "24GB used by another process", "only 6GB free on the card"]
+)
+def test_memory_in_use_or_free_is_not_the_card_s_size(said: str) -> None:
+    assert "gpu_memory_bytes" not in facts(said)

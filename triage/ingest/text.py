@@ -654,7 +654,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"for\s+(?:a\s+while|some\s+time|a\s+few\s+hours|several\s+hours|hours|\d+\s+(?:hours?|epochs?|steps))\b|"
         r"\b(?:after|in the middle of)\s+(?:a\s+while|some\s+time|a\s+few\s+hours|several\s+hours|"
         r"\d+\s+(?:hours?|epochs?)|the\s+first\s+epoch|(?:a|one)\s+(?:few|couple of)\s+epochs?)\b|"
-        r"\b(?:mid|middle)[- ](?:run|training|epoch)\b",
+        r"\b(?:mid|middle)[- ](?:run|training|epoch)\b|\b(?:halfway|partway|midway)\s+(?:through|into)\s+(?:the\s+)?(?:first\s+|second\s+)?(?:epoch|training|run)\b",
         _unless_negated(_simple("trained_before_oom", True)),
     ),
     # a fine-tuning method stated as a config key, as LLaMA-Factory, swift and Firefly write it
@@ -720,8 +720,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:已经|已)?被(?:其他|别的|另一个|别人的)?(?:进程|程序|任务|人)?占(?:用)?了?\s*(?P<n>\d+(?:\.\d+)?)\s*G|"
         r"(?:显存|memory)\s*还?(?:有|剩)\s*(?P<r>\d+(?:\.\d+)?)\s*G[B]?\s*(?:没有?|未)(?:被)?释放|"
         r"(?<![\w.])(?P<e>\d+(?:\.\d+)?)\s*G(?:i?B)?\s+(?:is\s+|are\s+)?(?:already\s+)?(?:used|occupied|taken|held)\s+by\s+"
-        r"(?:another|other|a\s+different|some\s+other)\b",
-        lambda m: [("other_process_bytes", int(_num(m.group("n") or m.group("r") or m.group("e")) * GiB))],
+        r"(?:another|other|a\s+different|some\s+other)\b|"
+        r"\b(?:another|other|a\s+different|some\s+other)\s+(?:process|program|job|user)(?:es|s)?\s+(?:is\s+|are\s+)?(?:already\s+)?"
+        r"(?:using|uses|holds?|holding|occupies|occupying|takes|taking)\s+(?:about\s+|around\s+|~)?(?P<o>\d+(?:\.\d+)?)\s*G(?:i?B)?\b",
+        lambda m: [
+            ("other_process_bytes", int(_num(m.group("n") or m.group("r") or m.group("e") or m.group("o")) * GiB))
+        ],
     ),
     # resuming: "after I restart from a saved checkpoint", "断点续训"
     (
@@ -1333,6 +1337,15 @@ def _name_size(name: str) -> float | None:
     return float(size.group(1)) if size else None
 
 
+#: Words before a size that make it memory in use, not the card's: "another process is using 10GB".
+_USED_BEFORE = re.compile(
+    r"\b(?:using|uses|used|occupied|occupies|holds?|held|free|allocated|reserved|process)\b|占用|使用了|剩", _I
+)
+
+_USED_AFTER = re.compile(
+    r"\s*(?:is\s+|are\s+|was\s+)?(?:already\s+)?(?:used|occupied|taken|held|in\s+use|allocated|reserved)\b", _I
+)
+
 _UNSUPPORTED = re.compile(
     r"(?:不支持|不兼容|doesn'?t\s+support|does\s+not\s+support|not\s+supported\s+(?:on|by)|no\s+support\s+for)\s*$", _I
 )
@@ -1379,6 +1392,8 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
         and not re.search(r"内存|\bram\b|disk|硬盘|model|模型", line, _I)
         and not _SPARE.match(line, m.end())
         and not _HELD.search(line[max(0, m.start() - 8) : m.start()])
+        and not _USED_BEFORE.search(line[max(0, m.start() - 30) : m.start()])
+        and not _USED_AFTER.match(line, m.end())
     ):
         put(
             [("gpu_memory_bytes", int(m.group("n")) * GiB)],
