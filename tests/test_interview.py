@@ -526,3 +526,15 @@ def test_how_likely_a_user_can_answer_is_the_corpus_share_and_depends_on_the_con
     deepspeed = FactSet().with_facts([Fact("distributed", "deepspeed", Source("answer"))])
     assert ease_of(kb.facts["zero_stage"], deepspeed) == ANSWERED["zero_stage|distributed=deepspeed"]
     assert ease_of(kb.facts["zero_stage"], deepspeed) > 2 * ease_of(kb.facts["zero_stage"])
+
+
+def test_a_key_typed_to_a_question_answered_in_words_is_a_key_not_a_model_name():
+    kb = load_checked()
+    iv = Interview(kb, start=read_inputs(kb, symptoms=["CUDA out of memory while loading the model"]))
+    while iv.question is not None and iv.question.fact != "model_name":
+        iv.dont_know()
+    assert iv.question is not None
+    with pytest.raises(InterviewError, match="no quick reply"):
+        iv.tell("2")
+    assert iv.facts.value("model_name") is None
+    assert iv.tell("0").kind == "unknown"

@@ -470,7 +470,12 @@ class Interview:
             if said.lower() in _DONT_KNOW:
                 return self.dont_know()
             spec = self.kb.facts[question.fact]
-            if said.isdigit() and spec.type in (FactType.bool, FactType.enum) and len(said) == 1:
+            if (
+                said.isdigit()
+                and len(said) == 1
+                and (spec.type in (FactType.bool, FactType.enum) or not question.values)
+            ):
+                # a quick-reply key; a question answered in words (which model?) has only 0 = don't know
                 return self.press(said)
             value, taken = read_answer(self.kb, spec, said)
             if value is not None:

@@ -101,7 +101,8 @@ def test_end_of_input_inside_a_paste_keeps_what_came():
 
 
 def test_ask_in_a_pipe_reads_a_marked_block_as_one_answer():
-    stdin = f"{PASTE_START}{TRACEBACK.replace(chr(10), chr(13))}{PASTE_END}\n2\n"
+    # after the paste: "which model?" (0 = don't know), then "gradient checkpointing?" (2 = no)
+    stdin = f"{PASTE_START}{TRACEBACK.replace(chr(10), chr(13))}{PASTE_END}\n0\n2\n"
     out = subprocess.run(
         [sys.executable, "-m", "triage", "ask", "--knowledge", str(FIXTURE_KB)],
         input=stdin,
@@ -110,7 +111,7 @@ def test_ask_in_a_pipe_reads_a_marked_block_as_one_answer():
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.count("\n? ") == 2
+    assert out.stdout.count("\n? ") == 3
     assert "I took from that:" in out.stdout and "error_kind = cuda_oom" in out.stdout
     assert "I found no facts in that" not in out.stdout
     assert "gradient_checkpointing = false (answer)" in out.stdout
@@ -246,6 +247,8 @@ def test_an_unmarked_paste_on_a_terminal(terminal):
     assert prompts(text) == 2
     assert "I found no facts in that" not in text
     assert "error_kind = cuda_oom" in text  # the last line, the OOM message, is in
-    term.type("2\r")  # typed answers still go one at a time
+    term.type("0\r")  # typed answers still go one at a time: which model? don't know
+    term.wait_for(r"gradient checkpointing enabled\?[\s\S]*\n> $")
+    term.type("2\r")
     text = term.wait_for(r"gradient_checkpointing|That is all I need")
     assert "Not an answer" not in text
