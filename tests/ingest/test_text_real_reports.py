@@ -376,3 +376,41 @@ def test_memory_in_use_and_a_run_that_trained_first(said: str, name: str, value:
 )
 def test_memory_in_use_or_free_is_not_the_card_s_size(said: str) -> None:
     assert "gpu_memory_bytes" not in facts(said)
+
+
+#: Dev-record phrases for ZeRO offload in one word and LLaMA-Factory's export (a merge).
+OFFLOAD_EXPORT_DEV_PHRASES = {
+    "z3_offload_worked": "使用ds_z3_config.json会OOM，但是使用ds_z3_offload_config.json就可以跑起来",
+    "export": "llamafactory-cli export  一直在用 gpu 0，并且报错oom",
+}
+
+
+def test_zero_offload_that_worked_is_the_fix_and_export_is_a_merge() -> None:
+    got = facts(OFFLOAD_EXPORT_DEV_PHRASES["z3_offload_worked"])
+    assert got["zero_stage"] == "3"
+    assert got["resolved_by"] == "offload"
+    assert facts(OFFLOAD_EXPORT_DEV_PHRASES["export"])["phase"] == "merging"
+    dev = "\n".join(r.report for r in load_corpus() if r.split == "dev")
+    for said in OFFLOAD_EXPORT_DEV_PHRASES.values():
+        assert said in dev
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        # the phrasing family in general words (not corpus quotes)
+        ("用的zero3+offload还是OOM", "offload", True),
+        ("每个step显存都在增长", "memory_growth", "growing"),
+        ("训练几百步后OOM", "trained_before_oom", True),
+        ("predict的时候OOM", "phase", "evaluation"),
+        ("导出模型时爆显存", "phase", "merging"),
+        ("不用zero3 offload", "offload", False),
+    ],
+)
+def test_offload_growth_and_phases_in_chinese(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value
+
+
+@pytest.mark.parametrize(("said", "name"), [("每个batch大小为4", "memory_growth"), ("导出的数据集很大", "phase")])
+def test_offload_growth_and_phases_stay_silent_elsewhere(said: str, name: str) -> None:
+    assert name not in facts(said)

@@ -355,6 +355,7 @@ _PHASES = (
         r"(?:starts?|begins?|kicks? in|runs?|started|began)\b|\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|ooms?|dies|died)\s+(?:on|at)\s+"
         r"(?:the\s+)?(?:eval(?:uation)?|validation)\b|"
         r"开始(?:评估|验证|eval)|(?:评估|验证)一开始|一(?:评估|验证|eval|做评估|跑评估)就|"
+        r"\bpredict\s*(?:的)?\s*(?:时候|时|阶段)|预测(?:时|的时候|阶段)|"
         r"评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时|"
         r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)|"
         r"\b(?:zero|few)[- ]shot\s+eval\w*|\brunning\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,3}evaluation\b|"
@@ -374,7 +375,8 @@ _PHASES = (
         "merging",
         r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|\bmerg(?:e|ing)\s+(?:the\s+)?"
         r"(?:lora|adapters?|weights|models?|checkpoints?)\b|合并[^。，,；;]{0,20}(?:时|的时候|过程中)|apply_delta|"
-        r"save_pretrained_merged|\blora\s+merg(?:e|ing)\b",
+        r"save_pretrained_merged|\blora\s+merg(?:e|ing)\b|导出(?:模型|权重|lora)?(?:时|的时候|过程中)|\bllamafactory-cli\s+export\b|"
+        r"\b(?:when|while|during)\s+(?:the\s+)?export(?:ing)?\s+(?:the\s+)?(?:merged\s+)?model\b",
     ),
     (
         "saving",
@@ -629,7 +631,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:每次|每轮|随着)(?:对话|提问|问答|推理|迭代|epoch)[^。，,.;；]{0,16}(?:增加|上涨|增长|变大|涨)|"
         r"\bmemory\s+(?:usage\s+)?(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|going up|rising)|"
         r"\b(?:memory|vram)\s+(?:usage\s+)?(?:grows|increases|climbs|creeps up)\b|"
-        r"\bmemory\s+leak\b|内存泄[露漏]|显存泄[露漏]",
+        r"\bmemory\s+leak\b|内存泄[露漏]|显存泄[露漏]|"
+        r"(?:每个?|每一)\s*(?:step|步|iteration|iter|batch|epoch|轮)[^，。,；;]{0,8}?(?:显存|内存)[^，。,；;]{0,4}?(?:都|会|也)?\s*(?:在)?\s*(?:增长|增加|上涨|变大|涨)",
         _simple("memory_growth", "growing"),
     ),
     # host RAM, said in words: "内存" (not 显存) or RAM running out, a process killed
@@ -694,7 +697,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # the run trained for some steps first: "跑几步就爆", "crashes after a few steps", "after 300 iterations"
     (
-        r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|"
+        r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|几百|几千|上百|上千|数百|数千|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|"
         r"\b(?:after|for)\s+(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|many|\d+)\s+(?:training\s+)?"
         r"(?:steps|iterations|batches|epochs)\b",
         _unless_negated(_simple("trained_before_oom", True)),
@@ -794,6 +797,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"^\s*deepspeed\s+(?:--|\S+\.py\b)|(?<![\w-])--deepspeed(?:_config)?\b(?!\s*(?:none|false)\b)|"
         r"\bdeepspeed\s*(?:的)?\s*(?:配置|config(?:uration)?\s*(?:is|was|file|:))|(?:用|使用|采用|基于|开启了?)\s*deepspeed",
         _unless_negated(_simple("distributed", "deepspeed")),
+    ),
+    # ZeRO with offload in one word: "zero3+offload", "zero3_offload", "ds_z3_offload_config.json"
+    (
+        r"\bzero[_-]?(?:stage[_-]?)?[123]\s*(?:\+|_|-|\s)\s*(?:cpu[_-]?)?offload\b|(?<![a-z0-9])ds_z[123]_offload",
+        _unless_negated(_simple("offload", True)),
     ),
     # the layers split over the cards of one process: "模型并行参数开启", "model parallel (device_map)"
     (
