@@ -414,3 +414,37 @@ def test_offload_growth_and_phases_in_chinese(said: str, name: str, value: objec
 @pytest.mark.parametrize(("said", "name"), [("每个batch大小为4", "memory_growth"), ("导出的数据集很大", "phase")])
 def test_offload_growth_and_phases_stay_silent_elsewhere(said: str, name: str) -> None:
     assert name not in facts(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "fixed"),
+    [
+        # what made it work, in more of the words people use (the illustrations, not corpus quotes)
+        ("enabling gradient checkpointing helped", "gradient_checkpointing"),
+        ("After upgrading transformers to 4.40 the OOM is gone", "transformers_version"),
+        ("the OOM went away after I set use_cache=False", "use_cache"),
+        ("降低cutoff_len到1024之后正常了", "max_length"),
+        ("no OOM when I disable packing", "packing"),
+    ],
+)
+def test_what_made_it_work_in_more_words(said: str, fixed: str) -> None:
+    assert facts(said).get("resolved_by") == fixed
+
+
+def test_the_setting_that_worked_is_set_aside_and_the_failing_one_read() -> None:
+    assert facts("it works on an A100 but OOMs on my 3090")["gpu_name"] == "RTX 3090"
+    assert facts("works with llama-7b, OOM with llama-13b")["model_params_b"] == 13.0
+    assert facts("no OOM when I disable packing")["packing"] is True  # the failing run packed
+    assert "resolved_by" not in facts("改成 zero3，还是 OOM")
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        ("I can train with bs=8 on one GPU but bs=8 on two GPUs OOMs", 2),
+        ("8 NVIDIA A100 GPUs", 8),
+        ("I have 2 GPUs", 2),
+    ],
+)
+def test_a_batch_size_before_on_one_gpu_is_not_a_gpu_count(said: str, count: int) -> None:
+    assert facts(said)["gpu_count"] == count

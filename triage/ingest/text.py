@@ -36,7 +36,7 @@ INLINE_KEYS = (
 )  # fmt: skip
 _INLINE = re.compile(
     r"(?<![\w.])(?:--)?(" + "|".join(sorted(INLINE_KEYS, key=len, reverse=True)) + r")\b"
-    r"[\"']?(?:(?:\s*[=:：]\s*|\s*(?:降低|减小|调小|改小|减少|调整|改|调|设置?)(?:到|为|成)\s*|"
+    r"[\"']?(?:(?:\s*[=:：]\s*|\s*(?:降低|减小|调小|改小|减少|调整|改|调|设置?)?(?:到|为|成)\s*|"
     r"\s+(?:(?:lowered|reduced|decreased|changed|set)\s+)?to\s+|\s+)(?!-)([\w./+\-\[\],'\"]+))?",
     _I,
 )
@@ -552,7 +552,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:(?:nvidia|tesla|geforce|quadro)\s+){0,2}(?:(?:rtx|gtx)\s+)?(?:" + _GPU_NAMES + r")"
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
         r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
-        r"(?:[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
+        r"(?:(?!(?:on|one|two|with|per|of|in|for|and|the|a|an|my|each|every)\b)[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
         r"|(?<![\w.])(?P<n2>[单双两二三四五六七八]|\d{1,3})(?!\d)\s*(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
         r"|(?<![\w.])(?P<m5>\d{2,3})\s*G(?:B|iB)?\s*[x×*]\s*(?P<n5>\d{1,2})(?![\w.])(?=\s*(?:vram|gpus?|cards?|显存|显卡|卡|\)|$))"
         r"|(?<![\d.])(?P<n4>[单一两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?"
@@ -991,7 +991,9 @@ _FIX = re.compile(
     r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
     r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
-    r"就不(?:再)?(?:oom|报错|爆显存|溢出|爆)了?|"
+    r"就不(?:再)?(?:oom|报错|爆显存|溢出|爆)了?|(?:之后|以后|后)?(?:就)?(?:正常了|恢复正常)|"
+    r"\bhelped\b|\b(?:the\s+)?(?:oom|error|problem|issue)\s+(?:is\s+gone|went\s+away|disappeared)\b|"
+    r"\b(?:it\s+)?(?:was|is)\s+(?:fine|ok(?:ay)?)\s*(?:again|now|then)?\s*$|"
     r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|(?<!不)(?:可以|能)\s*正常\s*(?:跑|运行|训练|微调)|不再(?:报错|爆显存|oom)|"
     r"(?<![不没])能够\s*(?:支持)?\s*(?:正常)?\s*(?:运行|跑|训练)(?!吗|么|\?|？)|"
     r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)",
@@ -1003,6 +1005,8 @@ _FIX_BEFORE = re.compile(
     r"\b(?:runs?|ran|trains?|trained)\s+(?:(?:fine|now|again|ok|well)\s+(?:once|after|when|if|with)|(?:once|after)\s)|"
     r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
     r"\b(?:does(?:n'?t|\s+not)|did(?:n'?t|\s+not))\s+(?:happen|occur|oom)\s+(?:when|with|if|after|on)\b|"
+    r"\bno\s+(?:more\s+)?(?:oom|errors?|crash(?:es)?)\s+(?:when|with|if|after|once)\b|"
+    r"\b(?:went\s+away|is\s+gone|disappeared)\s+(?:when|after|once|with|if)\b|\b(?:works?|worked|fits?|runs?)\s+(?:fine\s+)?on\s+(?:an?\s+|the\s+|my\s+)?$|"
     r"\bcan\s+(?:only\s+)?(?:work|run|train|fit)\s+(?:only\s+)?(?:when|with|if|after|once)\b|"
     r"(?:改成|换成|改为|改用|换用)[^，,。；;]{0,4}$",
     _I,
@@ -1022,6 +1026,9 @@ _FAILED = re.compile(
     r"爆显存|显存(?:不足|不够|溢出|爆)|爆了|报错|溢出|\boom|out\s+of\s+memory|\b(?:still\s+)?(?:fails?|crash(?:es|ed)?|dies)\b",
     _I,
 )
+
+#: A next clause that says the change did not help: "改成 zero3，还是 OOM", "switched to zero3, still OOM".
+_STILL_FAILED = re.compile(r"\s*(?:但是?|可是|然而|but\s+)?(?:还是|仍然|依然|也还是|照样|依旧|\bstill\b|\bagain\b)", _I)
 
 #: A clause that starts by saying the run worked, right after a setting's clause.
 _FIX_NEXT = re.compile(
@@ -1089,7 +1096,9 @@ def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     if _FIX_BEFORE.search(clause) is None:
         return False
     # "换成 DPO 就爆显存了", "改成 zero3，还是 OOM": what was switched to is what failed
-    return _FAILED.search(rest[:40]) is None
+    if _FAILED.search(rest[: cut.start()] if cut else rest):
+        return False
+    return cut is None or _STILL_FAILED.match(rest, cut.end()) is None
 
 
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
