@@ -19,9 +19,10 @@ from triage.corpus import load_corpus
 from triage.similar import Index
 
 ROOT = Path(__file__).resolve().parent.parent
-#: top-1 after six answers on the subset (measured 0.357 on 42 records, from 0.262 before any answer, when this
-#: floor was set; the subset grows with the corpus)
-FLOOR_AFTER_6 = 0.30
+#: top-1 after six answers on the subset (measured 0.476 on 42 records, from 0.381 before any answer, when this
+#: floor was set, with answers typed as words and questions ranked by how often threads answer them; the
+#: subset grows with the corpus)
+FLOOR_AFTER_6 = 0.43
 
 
 @pytest.fixture(scope="module")
