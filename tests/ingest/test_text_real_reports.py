@@ -448,3 +448,26 @@ def test_the_setting_that_worked_is_set_aside_and_the_failing_one_read() -> None
 )
 def test_a_batch_size_before_on_one_gpu_is_not_a_gpu_count(said: str, count: int) -> None:
     assert facts(said)["gpu_count"] == count
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        # hardware as Chinese reports write it (the phrasing family, not corpus quotes)
+        ("RTX3090*2", "gpu_count", 2),
+        ("4090两张", "gpu_count", 2),
+        ("显卡3090两张", "gpu_count", 2),
+        ("T4 16G单卡", "gpu_count", 1),
+        ("用deepspeed双卡", "gpu_count", 2),
+    ],
+)
+def test_gpu_counts_after_the_name_and_glued_series(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [("昇腾910B上训练", "model_params_b"), ("程序简单卡住了", "gpu_count"), ("3090/10000 steps", "gpu_count")],
+)
+def test_npu_names_and_stuck_programs_are_not_sizes_or_counts(said: str, name: str) -> None:
+    assert name not in facts(said)

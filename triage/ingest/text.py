@@ -178,6 +178,8 @@ def _ram(m: re.Match[str]) -> list[tuple[str, object]]:
 
 
 def _params(m: re.Match[str]) -> list[tuple[str, object]]:
+    if re.search(r"(?:昇腾|ascend|atlas)\s*$", m.string[max(0, m.start() - 8) : m.start()], re.IGNORECASE):
+        return []  # "昇腾910B" is an NPU, not a model size
     value = _num(m.group("n"))
     return [("model_params_b", value)] if 0.01 <= value <= 2000 else []
 
@@ -553,7 +555,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
         r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:(?!(?:on|one|two|with|per|of|in|for|and|the|a|an|my|each|every)\b)[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
-        r"|(?<![\w.])(?P<n2>[单双两二三四五六七八]|\d{1,3})(?!\d)\s*(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
+        r"|(?:(?<![\w.])(?P<n2>\d{1,3})|(?<![简清订账名菜])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
+        r"(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
+        r"|(?:" + _GPU_NAMES + r")\s*(?:显卡|卡)?\s*(?P<n6>[两二三四五六七八]|\d{1,2})\s*(?:张|块|台)"
         r"|(?<![\w.])(?P<m5>\d{2,3})\s*G(?:B|iB)?\s*[x×*]\s*(?P<n5>\d{1,2})(?![\w.])(?=\s*(?:vram|gpus?|cards?|显存|显卡|卡|\)|$))"
         r"|(?<![\d.])(?P<n4>[单一两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?"
         r"(?:(?:nvidia|tesla|geforce|quadro)\s*){0,2}(?:(?:rtx|gtx)\s*)?(?:" + _GPU_NAMES + r")",
@@ -831,7 +835,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I)
 
 
 def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
-    raw = m.group("n") or m.group("n1") or m.group("n2") or m.group("n3") or m.group("n4") or m.group("n5")
+    raw = next((m.group(g) for g in ("n", "n1", "n2", "n2c", "n3", "n4", "n5", "n6") if m.group(g)), None)
     if raw is None or (m.group("n5") and int(m.group("m5")) not in _GPU_MEMORY_SIZES):
         return []  # "80G*8 VRAM" is eight cards of a card's size; "100G*3" is not
     count = _count(raw)
@@ -974,6 +978,9 @@ _FROM_TO = re.compile(
     r"(?:改成|改为|改到|降到|降低到|降为|减到|减小到|减少到|调到|调成|调为|变成|to|->|→|-->)\s*(?P<b>\d+)\b",
     _I,
 )
+
+#: A GPU series glued to its number: "RTX3090", "GTX1080".
+_GLUED_SERIES = re.compile(r"\b(rtx|gtx)(?=\d{3,4}\b|\d{3,4}(?:ti|s|d|[x×*]))", re.IGNORECASE)
 
 #: A link says nothing about the run (its hashes read as sizes: ".../c3d56f65-929b-..."), except a Hub id.
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"'`]++", re.ASCII)
@@ -1138,7 +1145,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 raw_line = raw_line[: oom.start()]
             else:
                 raw_line = raw_line[: oom.start()] + " " + raw_line[oom.end() :]
-        line = _URL.sub(_url_words, _HINT.sub(" ", raw_line))
+        line = _GLUED_SERIES.sub(
+            r"\1 ", _URL.sub(_url_words, _HINT.sub(" ", raw_line))
+        )  # "RTX3090*2" reads as "RTX 3090*2"
         if not line.strip():
             continue
         low = line.lower()
