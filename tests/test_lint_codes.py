@@ -97,3 +97,10 @@ def test_an_exponential_regex_is_refused_quickly(lint_kb):
     _, problems = lint_dir(lint_kb("KB025"))
     assert "KB025" in {p.code for p in problems}
     assert time.perf_counter() - start < 10
+
+
+def test_a_repeated_key_is_reported_at_its_second_line(lint_kb):
+    _, problems = lint_dir(lint_kb("KB026"))
+    found = [p for p in problems if p.code == "KB026"]
+    assert [(p.path, p.line) for p in found] == [("remedies/smaller-batch.yaml", 8)]
+    assert "'summary'" in found[0].message

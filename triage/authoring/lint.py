@@ -77,7 +77,7 @@ from triage.kb.models import (
 from triage.kb.problems import Problem
 from triage.kb.regex_safety import unsafe_regex_reason
 from triage.kb.walk import leaves
-from triage.kb.yamlio import line_of
+from triage.kb.yamlio import duplicate_keys, line_of
 
 CODES: dict[str, str] = {
     "KB000": "invalid YAML or schema",
@@ -106,6 +106,7 @@ CODES: dict[str, str] = {
     "KB023": "version claim without a verified block",
     "KB024": "quoted version contradicts a linked cause's affects range",
     "KB025": "regex can take exponential time (catastrophic backtracking)",
+    "KB026": "a key written twice in one mapping (YAML keeps only the last)",
 }
 
 #: House style for titles (KB013).
@@ -634,6 +635,20 @@ class _Checker:
                         )
                     )
 
+    def duplicate_keys(self) -> None:
+        """A key written twice in one mapping: the safe loader keeps the last value without a word."""
+        for path, text in self.kb.texts.items():
+            for line, key in duplicate_keys(text):
+                self.problems.append(
+                    Problem(
+                        self.kb.rel(path),
+                        line,
+                        "KB026",
+                        f"the key {key!r} is written twice in the same mapping: only the last value is kept",
+                        "merge the two into one key (or fix the indentation if one belongs to a nested mapping)",
+                    )
+                )
+
     def blanks(self) -> None:
         for path, text in self.kb.texts.items():
             for n, line in enumerate(text.splitlines(), 1):
@@ -716,6 +731,7 @@ def lint(kb: KnowledgeBase) -> list[Problem]:
     checker.headers()
     checker.blanks()
     checker.comments_in_prose()
+    checker.duplicate_keys()
     return sorted(checker.problems)
 
 

@@ -32,6 +32,33 @@ def load_yaml(text: str) -> Any:
         raise YamlError(f"invalid YAML: {exc}", None) from None
 
 
+def duplicate_keys(text: str) -> list[tuple[int, str]]:
+    """(1-based line, key) of every mapping key that repeats an earlier key of the same mapping.
+
+    The safe loader silently keeps the last of two equal keys, so a second
+    ``label:`` in a cause replaces the first without an error.
+    """
+    try:
+        root = yaml.compose(text, Loader=SafeLoader)
+    except yaml.YAMLError:
+        return []  # reported as invalid YAML (KB000) by the loader
+    found: list[tuple[int, str]] = []
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in seen and key.value != "<<":
+                        found.append((key.start_mark.line + 1, key.value))
+                    seen.add(key.value)
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return sorted(found)
+
+
 def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
     """The 1-based line of the value at ``loc`` (a pydantic error location) in ``text``.
 
