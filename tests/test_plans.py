@@ -444,3 +444,21 @@ def test_an_unknown_gpu_count_of_a_sharded_run_shows_both_figures_and_is_not_ask
     _, zh = diagnose(kb, facts, lang="zh")
     alt_zh = next(a for a in zh["memory"]["alternatives"] if a["fact"] == "gpu_count")
     assert alt_zh["label"].startswith("gpu_count 假设为 2：")
+
+
+def test_a_remedy_only_an_upgrade_blocks_ranks_by_what_it_saves_and_a_failed_prerequisite_still_sinks(kb):
+    """The classic case on 4.31: SDPA (saves ~98 GiB, needs transformers 4.36) is listed above shortening the
+    sequence (saves less and costs quality), not after every applicable remedy; a remedy the run already has
+    (no upgrade helps) stays below every applicable one."""
+    analysis, data = diagnose(kb, CLASSIC)
+    ids = [r["id"] for r in data["remedies"]]
+    assert ids.index("use-sdpa-or-flash-attention") < ids.index("reduce-max-length")
+    sdpa = next(r for r in data["remedies"] if r["id"] == "use-sdpa-or-flash-attention")
+    assert sdpa["applicable"] is False and sdpa["unlocked_by"]
+    has_it = [f if not f.startswith("gradient_checkpointing=") else "gradient_checkpointing=true" for f in CLASSIC]
+    analysis, _ = diagnose(kb, has_it)
+    ranked = analysis.diagnosis.remedies
+    gc = [i for i, r in enumerate(ranked) if r.remedy.id == "enable-gradient-checkpointing"]
+    assert gc and ranked[gc[0]].applicable is False
+    live = [i for i, r in enumerate(ranked) if r.applicable is not False]
+    assert live and gc[0] > max(live)

@@ -179,9 +179,35 @@ def _rank_remedies(
         saving = saving_of(remedy) if saving_of is not None else None
         value = _value(remedy, weight, saving, need)
         ranked.append(RankedRemedy(remedy, weight, tuple(owners[rid]), state, blockers, saving, value))
-    # not-applicable remedies sink below every applicable or possibly applicable one
-    ranked.sort(key=lambda r: (r.applicable is False, -r.value, r.remedy.id))
+
+    # not-applicable remedies sink below every applicable or possibly applicable one, except those that only
+    # an upgrade stands between: they rank by their value, discounted for the upgrade they need
+    def key(r: RankedRemedy) -> tuple[bool, float, str]:
+        upgradable = r.applicable is False and _only_versions_block(r.remedy, facts)
+        return (
+            r.applicable is False and not upgradable,
+            -r.value * (UPGRADE_DISCOUNT if upgradable else 1.0),
+            r.remedy.id,
+        )
+
+    ranked.sort(key=key)
     return ranked
+
+
+#: An upgrade is a remedy's cost too: a remedy that needs one ranks at this share of its value.
+UPGRADE_DISCOUNT = 0.6
+
+
+def _only_versions_block(remedy: Remedy, facts: FactSet) -> bool:
+    """True when a library version is all that keeps ``remedy`` from applying (an upgrade unlocks it)."""
+    if _already_has(remedy, facts) or not remedy.requires:
+        return False
+    if any(evaluate(pre.test, facts) is False for pre in remedy.prerequisites):
+        return False
+    return any(
+        (have := facts.value(version_fact(req.package))) is not None and not version_in(str(have), req.specifier)
+        for req in remedy.requires
+    )
 
 
 def _flag_myths(kb: KnowledgeBase, text: str) -> list[FlaggedMyth]:
