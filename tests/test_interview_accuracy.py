@@ -19,10 +19,11 @@ from triage.corpus import load_corpus
 from triage.similar import Index
 
 ROOT = Path(__file__).resolve().parent.parent
-#: top-1 after six answers on the subset (measured 0.476 on 42 records, from 0.381 before any answer, when this
-#: floor was set, with answers typed as words and questions ranked by how often threads answer them; the
-#: subset grows with the corpus)
-FLOOR_AFTER_6 = 0.43
+#: top-1 after six answers on the subset: measured 0.368 on 57 records when this floor was set (3 December
+#: 2026), after the 106 records of corpus/records/h-corpus.yaml joined the corpus (the subset grows with
+#: the corpus: it was 0.476 on the 42 records before they joined, which were the ones this session's
+#: rules were written on; the new records were read by no rule). Full figures: bench/bench_interview.py.
+FLOOR_AFTER_6 = 0.33
 
 
 @pytest.fixture(scope="module")
