@@ -227,7 +227,14 @@ SCHEMA_PATH = Path("docs") / "schema" / "output.schema.json"
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintainer's command
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_PATH
+    args = sys.argv[1:]
+    if args == ["--check"]:
+        current = SCHEMA_PATH.read_text(encoding="utf-8") if SCHEMA_PATH.is_file() else ""
+        print(f"ok: {SCHEMA_PATH} is current" if current == schema() else f"stale: {SCHEMA_PATH}")
+        raise SystemExit(0 if current == schema() else 1)
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        raise SystemExit("usage: python -m triage.render.output [--check | PATH]")
+    target = Path(args[0]) if args else SCHEMA_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(schema(), encoding="utf-8")
     print(f"wrote {target}")
