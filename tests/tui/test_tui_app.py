@@ -268,6 +268,31 @@ def test_memory_panel_says_what_it_needs(build, drive):
     drive(app, steps)
 
 
+def test_memory_panel_says_what_it_needs_in_chinese(build, drive):
+    app = build(symptom="CUDA out of memory", lang="zh")
+
+    async def steps(pilot):
+        text = memory_text(app)
+        assert "要估算显存，我需要知道" in text
+        assert "model_name 或 model_params_b" in text
+        assert "模型未知" in text and "the model is unknown" not in text
+
+    drive(app, steps)
+
+
+def test_exported_what_if_line_is_in_the_interview_language(build, drive):
+    app = build(symptom="LLaMA-7B LoRA on a 3090, CUDA out of memory at step 0", lang="zh")
+
+    async def steps(pilot):
+        remedy = next(r for r in app.whatif_remedies())
+        app.applied = (remedy.id,)
+        lines = app.whatif_lines()
+        assert len(lines) == 1 and lines[0].startswith(f"应用 {remedy.id} 后：")
+        assert "with " not in lines[0] and "fits" not in lines[0]
+
+    drive(app, steps)
+
+
 def test_memory_panel_without_a_gpu_shows_numbers_but_no_verdict(build, drive):
     app = build(symptom="LLaMA-7B LoRA, CUDA out of memory at step 0")
 

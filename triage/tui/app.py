@@ -74,18 +74,27 @@ class TriageApp(App[None]):
     # ---- export
 
     def whatif_lines(self) -> list[str]:
-        """The what-if currently applied, for the report."""
+        """The what-if currently applied, for the report, in the interview's language."""
         view = self.memory_view()
         if not self.applied:
             return []
+        lang = self.interview.lang
+        applied = ", ".join(self.applied)
         if not view.available:
-            return [f"with {', '.join(self.applied)}: {view.reason}"]
-        line = f"with {', '.join(self.applied)}: {gib(view.expected)}"
+            why = (view.reason_zh if lang == "zh" and view.reason_zh else view.reason) or t("report_gpu_unknown", lang)
+            if view.unapplicable:
+                why = t("whatif_cannot_apply", lang).format(why=why)
+            return [t("whatif_with", lang).format(applied=applied, what=why)]
+        what = gib(view.expected)
         if view.capacity:
-            line += f" of {gib(view.capacity)}: " + ("fits" if view.fits else "does not fit")
+            verdict = t("fits" if view.fits else "does_not_fit", lang)
+            what = t("whatif_of", lang).format(used=what, capacity=gib(view.capacity), verdict=verdict)
+        elif view.needs:
+            what = f"{what} ({t('report_gpu_unknown', lang)})"
+        line = t("whatif_with", lang).format(applied=applied, what=what)
         if view.unsized:
-            return [f"{line} (the saving {t(f'outcome_unsized_{view.unsized}', 'en')})"]
-        return [f"{line} ({saving_label(view.saved, 'en')})"]
+            return [t("whatif_unsized", lang).format(line=line, why=t(f"outcome_unsized_{view.unsized}", lang))]
+        return [f"{line} ({saving_label(view.saved, lang)})"]
 
     def report(self) -> str:
         iv = self.interview

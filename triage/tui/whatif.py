@@ -71,7 +71,11 @@ class MemoryView:
     needs: tuple[str, ...] = ()
     """Facts that would make an estimate (or a verdict) possible (any one per group)."""
     reason: str = ""
-    """Why there are no numbers, or no verdict, in words."""
+    """Why there are no numbers, in words (the estimator's, English)."""
+    reason_zh: str = ""
+    """The same in Chinese, when the estimator gives it."""
+    unapplicable: bool = False
+    """True when the what-if changes themselves could not be applied (``reason`` says why)."""
     unsized: str | None = None
     """Set when that saving cannot be sized from what is known (``length_distribution``); ignore ``saved``."""
 
@@ -130,7 +134,9 @@ def memory_view(memory: Memory, facts: FactSet, remedies: Sequence[Remedy] = ())
     """
     applied = tuple(r.id for r in remedies)
     if memory.estimate is None:
-        return MemoryView(False, applied=applied, needs=missing(facts), reason=memory.missing or "")
+        return MemoryView(
+            False, applied=applied, needs=missing(facts), reason=memory.missing or "", reason_zh=memory.missing_zh
+        )
     est = memory.estimate
     saved = 0
     unsized = None
@@ -139,7 +145,7 @@ def memory_view(memory: Memory, facts: FactSet, remedies: Sequence[Remedy] = ())
         try:
             detail = what_if(facts, remedies, before=est)
         except EstimateError as exc:
-            return MemoryView(False, applied=applied, reason=f"cannot apply {', '.join(applied)}: {exc}")
+            return MemoryView(False, applied=applied, reason=str(exc), unapplicable=True)
         # a change whose saving cannot be sized leaves the bar at the run as it is, with the reason
         est, saved, unsized = (est if detail.unsized else detail.after), detail.bytes, detail.unsized
     needs = missing(facts) if est.capacity_bytes is None else ()
@@ -157,7 +163,7 @@ def memory_view(memory: Memory, facts: FactSet, remedies: Sequence[Remedy] = ())
         tuple(f"{a.fact} = {a.value}" for a in est.assumptions),
         needs=needs,
         unsized=unsized,
-        reason="the GPU must be known to say whether it fits" if needs else "",
+        reason="",
         **_plan(memory),
     )
 

@@ -24,6 +24,11 @@ def _w(key: str, lang: str) -> str:
     return t(f"panel_{key}", lang)
 
 
+def _needs(view: MemoryView, lang: str) -> list[str]:
+    """The fact groups still unknown, in the panel's language ("model_name or model_params_b")."""
+    return [n.replace(" or ", _w("or", lang)) for n in view.needs]
+
+
 def colours(view: MemoryView) -> dict[str, str]:
     """The colour of each segment of ``view``."""
     out = dict(FIXED)
@@ -64,7 +69,7 @@ def render_bar(view: MemoryView, width: int, lang: str, titles: dict[str, str] |
     out.append("\n")
     band = f"{gib(view.expected)} ({view.low / 1024**3:.1f}-{view.high / 1024**3:.1f})"
     if view.capacity is None:
-        out.append(f"{band} · {_w('capacity_unknown', lang)} {', '.join(view.needs) or 'gpu_name'}")
+        out.append(f"{band} · {_w('capacity_unknown', lang)} {', '.join(_needs(view, lang)) or 'gpu_name'}")
     elif view.fits:
         out.append(f"✓ {_w('fits', lang)}: {band} / {gib(view.capacity)} {_w('gpu', lang)}", style="bold green")
     else:
@@ -115,9 +120,10 @@ class MemoryPanel(VerticalScroll, can_focus=False):
         toggles = self.query_one("#whatif", RemedyToggles)
         self.query_one("#mem-assumed", Static).update(render_assumptions(view, lang))
         if not view.available:
-            lines = [f"{_w('needs', lang)}:"] + [f"  · {n}" for n in view.needs]
-            if view.reason:
-                lines.append(f"({view.reason})")
+            lines = [f"{_w('needs', lang)}:"] + [f"  · {n}" for n in _needs(view, lang)]
+            reason = view.reason_zh if lang == "zh" and view.reason_zh else view.reason
+            if reason:
+                lines.append(f"({reason})")
             bar.update(Text("\n".join(lines)))
             toggles.display = bool(view.applied)  # a what-if that cannot be estimated can still be undone
             return
