@@ -125,8 +125,26 @@ def answer_prior(name: str, values: Sequence[Value]) -> list[float]:
     return [r / sum(raw) for r in raw]
 
 
+#: Settings of one phase of the run, which a user who knows the OOM happened in that phase has in front of
+#: them (the evaluation call and its arguments): asked there as readily as the setting threads state most
+#: often (``batch_size`` in :data:`ANSWERED`). Threads rarely state them because few are about evaluation,
+#: so their measured share says nothing about such a user.
+PHASE_SETTINGS: Mapping[str, frozenset[str]] = {
+    "evaluation": frozenset(
+        {"do_eval", "compute_metrics", "preprocess_logits", "eval_accumulation_steps", "eval_batch_size"}
+    ),
+}
+
+
 def ease_of(spec: FactSpec, facts: FactSet | None = None) -> float:
     """The chance a user can answer the question about ``spec`` (see :data:`ANSWERED`), given ``facts``."""
+    name = spec.id
+    if facts is not None and name in PHASE_SETTINGS.get(str(facts.value("phase")), ()):
+        return max(ANSWERED.get("batch_size", MIN_ANSWERED), _base_ease(spec, facts))
+    return _base_ease(spec, facts)
+
+
+def _base_ease(spec: FactSpec, facts: FactSet | None = None) -> float:
     name = spec.id
     if name in ASKED_WITHIN and facts is not None:
         ctx, value = ASKED_WITHIN[name]
