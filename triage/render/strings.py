@@ -219,7 +219,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "report_peak_phase": {"en": "peak during", "zh": "峰值出现在"},
     # the TUI's what-if line in an exported report (triage/tui/app.py whatif_lines)
     "whatif_with": {"en": "with {applied}: {what}", "zh": "应用 {applied} 后：{what}"},
-    "whatif_of": {"en": "{used} of {capacity}: {verdict}", "zh": "{used} / {capacity}：{verdict}"},
+    "whatif_of": {"en": "{used} of {capacity}: {verdict}", "zh": "{used}（显存 {capacity}）：{verdict}"},
     "whatif_cannot_apply": {"en": "cannot apply them: {why}", "zh": "无法应用：{why}"},
     "whatif_unsized": {"en": "{line} (the saving {why})", "zh": "{line}（节省量{why}）"},
     "report_plan_none": {"en": "Nothing to change: the run fits as it is.", "zh": "无需修改：当前配置已放得下。"},
