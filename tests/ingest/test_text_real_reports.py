@@ -471,3 +471,42 @@ def test_gpu_counts_after_the_name_and_glued_series(said: str, name: str, value:
 )
 def test_npu_names_and_stuck_programs_are_not_sizes_or_counts(said: str, name: str) -> None:
     assert name not in facts(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        # the batch already lowered, said as a change of value, with the OOM still there
+        (
+            "我已经将per_device_train_batch_size和per_device_eval_batch_size调到1了，但仍然提示说显存不够",
+            {"batch_size": 1, "eval_batch_size": 1},
+        ),
+        ("为什么我batch_size调到了1,24g的显存还是不够", {"batch_size": 1}),
+        ("I reduced batch size down to 1 and it still OOMs", {"batch_size": 1}),
+        ("batch size already set to 1, still out of memory", {"batch_size": 1}),
+    ],
+)
+def test_a_batch_lowered_to_a_value_is_the_runs_setting(said: str, values: dict[str, object]) -> None:
+    got = facts(said)
+    assert {k: str(got.get(k)) for k in values} == {k: str(v) for k, v in values.items()}
+
+
+def test_a_batch_lowered_in_a_fix_clause_is_what_made_it_work() -> None:
+    got = facts("batch size 改成 1 就能跑了")
+    assert got.get("resolved_by") == "batch_size" and "batch_size" not in got
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "7b/6b模型 全参数 会溢出。batch_size=4 A100-80G",  # a setting's value before a GPU name
+        "The processes that were spun up on GPUs 1, 2, and 3 are using almost a GB each of space on GPU0.",
+    ],
+)
+def test_setting_values_and_gpu_ids_are_not_gpu_counts(said: str) -> None:
+    assert "gpu_count" not in facts(said)
+
+
+@pytest.mark.parametrize(("said", "count"), [("GPUS=4 bash run.sh", 4), ("torchrun --nproc_per_node 8 train.py", 8)])
+def test_launcher_gpu_counts_still_read(said: str, count: int) -> None:
+    assert facts(said)["gpu_count"] == count

@@ -21,7 +21,12 @@ from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
 
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
-_SEP = r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|为|是|设为|设置为|设成|到)?\s*"
+_SEP = (
+    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|为|是|设为|设置为|设成|设置成|设到|到|已经|"
+    r"(?:都)?(?:已经)?(?:调到|调成|调为|调整为|调整到|改成|改为|改到|降到|降低到|降为|减到|减小到)了?|"
+    r"(?:already\s+)?(?:set|reduced|lowered|decreased|dropped|cut)\s+(?:it\s+)?(?:all\s+the\s+way\s+)?(?:down\s+)?to|"
+    r"down\s+to)?\s*"
+)
 
 #: Config keys people paste inline, as ``--key value``, ``key=value`` or ``key: value``.
 INLINE_KEYS = (
@@ -442,6 +447,12 @@ _STATED_MEMORY = (
 
 #: (regex, extractor); applied to each line in order, the first mention of a fact wins.
 _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
+    # both batch sizes set at once: "per_device_train_batch_size和per_device_eval_batch_size调到1了"
+    (
+        r"(?:per[ _-]device[ _-])?train[ _-]batch[ _-]?size\s*(?:和|与|及|、|/|,|&|\band\b)\s*"
+        r"(?:per[ _-]device[ _-])?eval[ _-]batch[ _-]?size\s*(?:都|both)?" + _SEP + r"(?P<n>\d+)\b",
+        lambda m: [("batch_size", m.group("n")), ("eval_batch_size", m.group("n"))],
+    ),
     (
         r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|评估批(?:次)?大小)" + _SEP + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
         _simple("eval_batch_size"),
@@ -548,12 +559,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: [] if _worked_size(m) else _params(m),
     ),
     # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡";
-    # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4)
+    # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4), nor out of a setting's
+    # value ("batch_size=4 A100-80G")
     (
-        r"(?<![\w.\-])(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s*(?:[x×*]\s*(?:\d{2,3}\s*G[B]?\s+)?)?"
+        r"(?<![\w.\-=])(?<!=\s)(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s*(?:[x×*]\s*(?:\d{2,3}\s*G[B]?\s+)?)?"
         r"(?:(?:nvidia|tesla|geforce|quadro)\s+){0,2}(?:(?:rtx|gtx)\s+)?(?:" + _GPU_NAMES + r")"
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
-        r"|(?<![\w.\-])(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
+        r"|(?<![\w.\-=])(?<!=\s)(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:(?!(?:on|one|two|with|per|of|in|for|and|the|a|an|my|each|every)\b)[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
         r"|(?:(?<![\w.])(?P<n2>\d{1,3})|(?<![简清订账名菜])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
         r"(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
@@ -740,10 +752,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:saved\s+|previous\s+|last\s+)?checkpoint|断点续训|从\s*(?:checkpoint|检查点|断点)\s*(?:恢复|继续|重新)|恢复训练",
         _unless_negated(_simple("resume_from_checkpoint", True)),
     ),
-    # how many GPUs a launcher or the environment names: "CUDA_VISIBLE_DEVICES=0,1,2,3", "--nproc_per_node 8"
+    # how many GPUs a launcher or the environment names: "CUDA_VISIBLE_DEVICES=0,1,2,3", "--nproc_per_node 8",
+    # "GPUS=8" (but not a list of GPU ids in prose: "on GPUs 1, 2, and 3")
     (
         r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(?P<ids>\d+(?:\s*,\s*\d+)*)(?![\w,])|"
-        r"(?:--)?(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus|GPUS|GPUS_PER_NODE|NPROC_PER_NODE|NUM_GPUS)[\"']?\s*[=:\s]\s*[\"']?(?P<n>\d{1,3})\b",
+        r"(?:--(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus)[\"']?\s*[=:\s]|"
+        r"\b(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus|GPUS|GPUS_PER_NODE|NPROC_PER_NODE|NUM_GPUS)[\"']?\s*[=:])"
+        r"\s*[\"']?(?P<n>\d{1,3})\b",
         lambda m: [("gpu_count", len(m.group("ids").split(",")) if m.group("ids") else int(m.group("n")))],
     ),
     # several processes, one per GPU, when no other scheme is named (read last: see read_lines)
