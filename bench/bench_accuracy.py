@@ -3,6 +3,7 @@
     python bench/bench_accuracy.py                  # both splits; writes docs/accuracy.md
     python bench/bench_accuracy.py --split dev      # the development split, with its misses
     python bench/bench_accuracy.py --split heldout  # the held-out split: figures only, never its misses
+    python bench/bench_accuracy.py --with-title     # the thread's title on the first line (does not write the doc)
 
 Every record goes through ``triage.api.analyse`` (what ``triage diagnose -`` runs). The last line is
 ``top1=.. top3=.. n=..`` for the split asked (both: the held-out one).
@@ -29,12 +30,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", choices=["dev", "heldout", "both"], default="both")
     parser.add_argument("--no-write", action="store_true", help="do not rewrite docs/accuracy.md")
+    parser.add_argument(
+        "--with-title",
+        action="store_true",
+        help="give each report with its thread's title as the first line (docs/accuracy.md is not rewritten)",
+    )
     args = parser.parse_args(argv)
     kb = api.knowledge()
     records = load_corpus()
     start = time.perf_counter()
     # only development records vote as similar reports, and never for themselves (leave-one-out)
-    outcomes = evaluate(kb, records)
+    outcomes = evaluate(kb, records, with_title=args.with_title)
     took = time.perf_counter() - start
     lines = render(outcomes)
     shown = outcomes["heldout"] if args.split in ("heldout", "both") else outcomes["dev"]
@@ -42,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.split == "dev":
         body = [*report("Development split", outcomes["dev"]), *misses(outcomes["dev"])]
     sys.stdout.write("\n".join(body) + "\n")
-    if args.split == "both" and not args.no_write:
+    if args.split == "both" and not args.no_write and not args.with_title:
         DOC.write_text("\n".join(lines) + "\n", encoding="utf-8")
     s = score([o for o in shown if o.record.scope == "in"])
     print(f"({len(records)} records in {took:.1f} s)")

@@ -52,13 +52,15 @@ class Outcome:
 Diagnoser = Callable[[KnowledgeBase, Record], Outcome]
 
 
-def diagnose_record(kb: KnowledgeBase, record: Record, index: Index | None = None) -> Outcome:
+def diagnose_record(kb: KnowledgeBase, record: Record, index: Index | None = None, with_title: bool = False) -> Outcome:
     """The record's report through ``api.analyse``, exactly as ``triage diagnose -`` reads it.
 
     ``index`` holds the solved reports that may vote (the bench passes the development split's),
-    and the record itself never votes for itself.
+    and the record itself never votes for itself. ``with_title`` puts the thread's title (the
+    reporter's words too) on the first line, as a user who pastes the whole post would.
     """
-    session = api.build_session(kb, symptoms=[record.report], lang=record.lang)
+    text = f"{record.title}\n{record.report}" if with_title else record.report
+    session = api.build_session(kb, symptoms=[text], lang=record.lang)
     diagnosis = api.analyse(kb, session, index=index, exclude=[record.url]).diagnosis
     ranked = tuple((rc.id, rc.scored.cause.category.value) for rc in diagnosis.causes if not rc.scored.excluded)
     state = evidence_state(diagnosis)
@@ -144,10 +146,13 @@ def misses(outcomes: list[Outcome]) -> list[str]:
     return [*out, ""]
 
 
-def evaluate(kb: KnowledgeBase, records: Sequence[Record]) -> dict[str, list[Outcome]]:
+def evaluate(kb: KnowledgeBase, records: Sequence[Record], with_title: bool = False) -> dict[str, list[Outcome]]:
     """Every record of each split through the user's path; only development records vote as similar reports."""
     index = Index([r for r in records if r.split == "dev" and r.scope == "in"])
-    return {name: [diagnose_record(kb, r, index) for r in records if r.split == name] for name in ("dev", "heldout")}
+    return {
+        name: [diagnose_record(kb, r, index, with_title) for r in records if r.split == name]
+        for name in ("dev", "heldout")
+    }
 
 
 def render(outcomes: dict[str, list[Outcome]]) -> list[str]:

@@ -23,8 +23,9 @@ from triage.ingest.lines import iter_text_lines
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
 _SEP = (
     r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|为|是|设为|设置为|设成|设置成|设到|到|已经|"
-    r"(?:都)?(?:已经)?(?:调到|调成|调为|调整为|调整到|改成|改为|改到|降到|降低到|降为|减到|减小到)了?|"
-    r"(?:already\s+)?(?:set|reduced|lowered|decreased|dropped|cut)\s+(?:it\s+)?(?:all\s+the\s+way\s+)?(?:down\s+)?to|"
+    r"(?:都)?(?:已经?)?(?:调到|调成|调为|调整为|调整到|改成|改为|改到|降到|降低到|降为|减到|减小到)了?|"
+    r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?(?:set|reduced|lowered|decreased|dropped|cut)\s+"
+    r"(?:it\s+)?(?:all\s+the\s+way\s+)?(?:down\s+)?to|"
     r"down\s+to)?\s*"
 )
 
@@ -487,7 +488,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (
         r"(?:max[ _-]?(?:seq(?:uence)?[ _-]?)?len(?:gth)?|seq(?:uence)?[ _-]?len(?:gth)?|context[ _-]?(?:length|len|window)|"
-        r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度|(?<![\w.])length(?=\s*(?:设置为|设为|设成|为|=)))"
+        r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度|(?<![\w.])length(?=\s*(?:设置为|设为|设成|为|=))|"
+        r"(?<![\u4e00-\u9fff])长度(?=\s*(?:已经?|都)?\s*(?:设置为|设为|设成|改成|改为|调到|调成|降到|为|=)\s*\d{3}))"
         + _SEP
         + r"(?P<n>\d[\d,]*)(?P<k>\s?[kK]\b)?",
         _tokens,
@@ -583,6 +585,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (
         r"(?-i:(?<![\w-])(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer)\b(?![.-]\w))"
+        r"|(?-i:(?<![\w/.-])(?:dpo|ppo|grpo|kto|orpo)(?![\w./-]))"
         r"|\breward model(?:ing)?\b|\breward\s*(?:训练|模型)|奖励模型",
         _trainer,
     ),
@@ -659,7 +662,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:cpu|host|system)\s+(?:ram|memory)\s+(?:oom|usage|runs?\s+out|ran\s+out|is\s+full|exhausted)|"
         r"\bram\s+(?:oom|runs?\s+out|ran\s+out|is\s+full|exhausted|usage\s+(?:spikes|explodes|goes up))|"
         r"\b(?:was|got|gets|is|be(?:ing)?)\s+killed\b|\bmessage\s+[`'\"]?killed\b|\bray\b[^.]{0,30}\boom\b|"
-        r"\bswap\b[^.]{0,30}(?:full|out of|exhaust)",
+        r"\bswap\b[^.]{0,30}(?:full|out of|exhaust)|"
+        r"\bkilled\s*了|被\s*kill(?:ed)?\b|进程被(?:系统)?杀|\b(?:oom|out of memory)\s+with\s+\d+\s*gb?\s+(?:of\s+)?ram\b",
         _unless_negated(_simple("error_kind", "host_oom")),
     ),
     # the run trained for a while before the OOM
@@ -748,7 +752,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # resuming: "after I restart from a saved checkpoint", "断点续训"
     (
-        r"\b(?:resum(?:e|ed|ing)|restart(?:ed|ing)?|continu(?:e|ed|ing))\s+(?:training\s+)?from\s+(?:a\s+|the\s+|my\s+|an?\s+old\s+)?"
+        r"\b(?:resum(?:e|ed|ing)|restart(?:ed|ing)?|continu(?:e|ed|ing))\s+(?:(?:the\s+|my\s+)?(?:training|run)\s+)?from\s+(?:a\s+|the\s+|my\s+|an?\s+old\s+)?"
         r"(?:saved\s+|previous\s+|last\s+)?checkpoint|断点续训|从\s*(?:checkpoint|检查点|断点)\s*(?:恢复|继续|重新)|恢复训练",
         _unless_negated(_simple("resume_from_checkpoint", True)),
     ),
@@ -1012,7 +1016,7 @@ _FIX = re.compile(
     r"runs\s+(?:fine|perfectly|without\s+(?:oom|errors?|issues?|problems?))|no\s+longer\s+oom|(?:is|was)\s+working\s+(?:fine|well|again)|"
     r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
-    r"就好了|解决了|就不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
+    r"就好了|解决了|(?<![还会])不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
     r"就不(?:再)?(?:oom|报错|爆显存|溢出|爆)了?|(?:之后|以后|后)?(?:就)?(?:正常了|恢复正常)|"
     r"\bhelped\b|\b(?:the\s+)?(?:oom|error|problem|issue)\s+(?:is\s+gone|went\s+away|disappeared)\b|"
     r"\b(?:it\s+)?(?:was|is)\s+(?:fine|ok(?:ay)?)\s*(?:again|now|then)?\s*$|"
