@@ -518,7 +518,11 @@ def test_launcher_gpu_counts_still_read(said: str, count: int) -> None:
         # words of development-split records
         ("推理时模型加载Killed了，有人遇到过吗，训练是没问题的", "error_kind", "host_oom"),
         ("OOM with 64G ram and 13B model", "error_kind", "host_oom"),
-        ("whenever I try to resume the training from a checkpoint I get the GPU out of memory error", "resume_from_checkpoint", True),
+        (
+            "whenever I try to resume the training from a checkpoint I get the GPU out of memory error",
+            "resume_from_checkpoint",
+            True,
+        ),
         ("I checked the config, the max batch size is already set to 1", "batch_size", "1"),
         ("ppo baichuan-7b的时候显存溢出", "trainer_type", "ppo"),
         ("长度已改成4096，batch改成1，总是训着就爆显存了", "max_length", 4096),
@@ -528,6 +532,8 @@ def test_more_phrasings_of_real_reports(said: str, name: str, value: object) -> 
     assert facts(said).get(name) == value
 
 
-@pytest.mark.parametrize(("said", "name"), [("the model was not killed", "error_kind"), ("output/dpo/ckpt", "trainer_type")])
+@pytest.mark.parametrize(
+    ("said", "name"), [("the model was not killed", "error_kind"), ("output/dpo/ckpt", "trainer_type")]
+)
 def test_negations_and_paths_are_not_read(said: str, name: str) -> None:
     assert name not in facts(said)
