@@ -372,6 +372,7 @@ _PHASES = (
     (
         "generation",
         r"\b(?:during|while|when|in|for|at)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
+        r"\b(?:oom|out of memory|crash(?:es)?)\s+on\s+inference\b|"
         r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
         r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
         r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
