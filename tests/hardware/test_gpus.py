@@ -169,3 +169,18 @@ def test_arbitrary_text_never_raises_and_is_deterministic(text):
     assert find_gpu(text) == find_gpu(text)
     for m in mentions(text):
         assert re.search(m.variants[0].match, text[m.start : m.end], re.IGNORECASE | re.ASCII)
+
+
+@pytest.mark.parametrize(
+    ("said", "size"),
+    [("RTX 3060 Laptop 6GB", 6), ("RTX 4090 laptop", None), ("4090笔记本 16G", 16), ("RTX 3080 Mobile", None)],
+)
+def test_a_laptop_chip_is_not_the_desktop_card(said, size):
+    # the laptop RTX 3060 has 6 GB where the desktop card has 12 (a corpus report, zai-org/ChatGLM-6B#39)
+    mention = mentions(said)[0]
+    assert mention.gpu is None
+    assert mention.stated_gb == size
+
+
+def test_a_desktop_card_keeps_its_preset():
+    assert mentions("RTX 3060 12GB")[0].gpu is not None

@@ -177,16 +177,25 @@ def model_patterns() -> tuple[str, ...]:
 
 
 _STATED = re.compile(r"\s*[-(（]?\s*(?:(?:pcie|sxm\d?|nvl)\s*[- ]?\s*)?(?P<n>\d+)\s*(?:G|GB|GiB)\b", _FLAGS)
+#: A laptop's chip of the same name has less memory than the desktop card ("RTX 3060 Laptop" has 6 GB, not 12).
+_MOBILE = re.compile(r"\s*[-(（]?\s*(?:laptop|mobile|notebook|max-q)(?![a-z])|\s*(?:笔记本|移动版)", _FLAGS)
 
 
 def mentions(text: str) -> list[Mention]:
-    """Every GPU model named in ``text``, in the order they appear."""
+    """Every GPU model named in ``text``, in the order they appear.
+
+    A laptop chip ("RTX 3060 Laptop 6GB") is none of the desktop presets: its size is the one
+    written after it, or unknown.
+    """
     out = []
     for pattern, variants in _models():
         for m in pattern.finditer(text):
-            stated = _STATED.match(text, m.end())
+            mobile = _MOBILE.match(text, m.end())
+            stated = _STATED.match(text, mobile.end() if mobile else m.end())
             size = int(stated.group("n")) if stated else None
-            if size is not None:
+            if mobile:
+                gpu = None
+            elif size is not None:
                 gpu = next((g for g in variants if g.nominal_gb == size), None)
             else:
                 gpu = variants[0] if len(variants) == 1 else None
