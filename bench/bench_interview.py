@@ -3,20 +3,20 @@
     python bench/bench_interview.py                    # the held-out split
     python bench/bench_interview.py --split dev --show  # the development split, with each record's questions
 
-For each in-scope record the interview starts from the report text (as ``triage ask --symptom``
-would) and the simulated user answers every question from the record's ``facts`` (what its thread
-reveals), and "I don't know" when the thread does not say. The user types the answer as words
-(``Interview.tell``, the path a typed reply takes): the fact's own value when the thread states it
-("llama2 13b", "RTX 4090", "zero3"), read by the same readers as a report, so "2x3090" also tells
-two cards and a model name its size; otherwise another stated fact whose words the readers read as
-the answer (the GPU's name answers "how much memory has the card?", "qlora" answers
-"quantized?"); and "did it train some steps before the OOM?" is answered yes when the thread says
-the OOM came later (``oom_step`` later or above 0, or memory that grew) and no when it came at
-step 0. Words the interview cannot take as the answer (a phase it has no value for) are read as
-free text, and the user then says "I don't know". ``resolved_by_change`` (the resolution, hence
-the label) never answers anything. The answer counts as right when the top cause's id or category
-is the record's label and some evidence, not only the prior, points at it. "Confident" means the
-interview's own stop rule says nothing is worth asking, or the top cause reaches 60 %.
+For each in-scope record the interview starts from the report text, its thread's title first (as ``triage
+ask --symptom`` would; until 2026-12-03 the body alone) and the simulated user answers every question from
+the record's ``facts`` (what its thread reveals), and "I don't know" when the thread does not say. The user
+types the answer as words (``Interview.tell``, the path a typed reply takes): the fact's own value when the
+thread states it ("llama2 13b", "RTX 4090", "zero3"), read by the same readers as a report, so "2x3090" also
+tells two cards and a model name its size; otherwise another stated fact whose words the readers read as the
+answer (the GPU's name answers "how much memory has the card?", "qlora" answers "quantized?"); and "did it
+train some steps before the OOM?" is answered yes when the thread says the OOM came later (``oom_step``
+later or above 0, or memory that grew) and no when it came at step 0. Words the interview cannot take as the
+answer (a phase it has no value for) are read as free text, and the user then says "I don't know".
+``resolved_by_change`` (the resolution, hence the label) never answers anything. The answer counts as right
+when the top cause's id or category is the record's label and some evidence, not only the prior, points at
+it. "Confident" means the interview's own stop rule says nothing is worth asking, or the top cause reaches
+60 %.
 
 It also prints the ceiling: top-1 when every fact the thread states is given at once, what the
 knowledge base makes of all the user could tell (a few records rank right on less, so it is not a
@@ -148,7 +148,7 @@ def told_everything(kb: KnowledgeBase, record: Record, index: Index) -> bool:
 
     The interview's ceiling with this knowledge base (not a strict one: a few records rank right on less).
     """
-    start = api.read(kb, symptoms=[record.report])
+    start = api.read(kb, symptoms=[f"{record.title}\n{record.report}"])
     facts: list[Fact] = []
     for name, value in record.facts.items():
         spec = kb.facts.get(name)
@@ -163,7 +163,7 @@ def told_everything(kb: KnowledgeBase, record: Record, index: Index) -> bool:
 
 def play(kb: KnowledgeBase, record: Record, index: Index, show: bool) -> tuple[dict[int, bool], int | None]:
     """Hits at each checkpoint, and the number of questions it took to be confident (None: never, within 6)."""
-    start = api.read(kb, symptoms=[record.report])
+    start = api.read(kb, symptoms=[f"{record.title}\n{record.report}"])
     # only development records vote as similar reports, and the author's own never does
     iv = api.start_interview(kb, start, lang=record.lang, similar=index, exclude=[record.url])
     hits: dict[int, bool] = {}

@@ -17,16 +17,29 @@ from triage.corpus import HELDOUT_PERCENT, load_corpus
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: (split, measure) -> floor
 FLOORS = {
+    ("heldout", "top3"): 0.53,
+    ("heldout", "top1"): 0.38,
+    ("dev", "top3"): 0.63,
+    ("dev", "top1"): 0.45,
+}
+#: The same floors for the first post's body without its title (the measure until 2026-12-03).
+BODY_ONLY_FLOORS = {
     ("heldout", "top3"): 0.45,
-    ("heldout", "top1"): 0.29,
-    ("dev", "top3"): 0.56,
-    ("dev", "top1"): 0.40,
+    ("heldout", "top1"): 0.31,
+    ("dev", "top3"): 0.58,
+    ("dev", "top1"): 0.42,
 }
 
 
 @pytest.fixture(scope="module")
 def outcomes(kb):
     return evaluate(kb, load_corpus())
+
+
+@pytest.fixture(scope="module")
+def body_only(kb):
+    """The reports without their titles (the measure until 2026-12-03), summarised in the doc."""
+    return evaluate(kb, load_corpus(), with_title=False)
 
 
 def test_the_corpus_is_big_enough_and_split():
@@ -48,12 +61,20 @@ def test_every_record_comes_from_a_public_url_and_is_labelled():
         assert r.label.category in categories, (r.url, r.label.category)
 
 
-def test_docs_accuracy_is_fresh(outcomes):
+def test_docs_accuracy_is_fresh(outcomes, body_only):
     doc = (ROOT / "docs" / "accuracy.md").read_text(encoding="utf-8")
-    assert doc == "\n".join(render(outcomes)) + "\n", "run `python bench/bench_accuracy.py`"
+    assert doc == "\n".join(render(outcomes, body_only)) + "\n", "run `python bench/bench_accuracy.py`"
 
 
 @pytest.mark.parametrize(("split", "measure"), sorted(FLOORS))
 def test_accuracy_does_not_fall_below_its_floor(outcomes, split, measure):
     s = score([o for o in outcomes[split] if o.record.scope == "in"])
     assert getattr(s, measure) >= FLOORS[split, measure], f"{split} {measure} = {getattr(s, measure)}"
+
+
+@pytest.mark.parametrize(("split", "measure"), sorted(BODY_ONLY_FLOORS))
+def test_body_only_accuracy_does_not_fall_below_its_floor(body_only, split, measure):
+    s = score([o for o in body_only[split] if o.record.scope == "in"])
+    assert getattr(s, measure) >= BODY_ONLY_FLOORS[split, measure], (
+        f"body only: {split} {measure} = {getattr(s, measure)}"
+    )
