@@ -537,3 +537,14 @@ def test_more_phrasings_of_real_reports(said: str, name: str, value: object) -> 
 )
 def test_negations_and_paths_are_not_read(said: str, name: str) -> None:
     assert name not in facts(said)
+
+
+def test_a_setting_shared_with_the_run_that_worked_is_not_what_changed() -> None:
+    # huggingface/accelerate#1786 (development split): one GPU at batch 8 works, two GPUs at the same batch OOM
+    got = facts(
+        "Why I run my script on one GPU at batch_size 8,nothing happened, I use the accelerate launch my script "
+        "on 2 GPU at same batch_size, both process terminate because CUDA out of Memory."
+    )
+    assert got["gpu_count"] == 2
+    assert str(got["batch_size"]) == "8"
+    assert got["resolved_by"] == "gpu_count"

@@ -1067,6 +1067,19 @@ _FIX_NEXT = re.compile(
     _I,
 )
 
+#: A setting the failing run shares with the run that worked: "on 2 GPUs at the same batch_size".
+_SAME_SETTING = re.compile(
+    r"\b(?:same|identical|unchanged)\s+(?P<en>batch[ _-]?size|bs|batch|max[ _-]?length|length|cutoff[ _-]?len|"
+    r"seq(?:uence)?[ _-]?len(?:gth)?)\b|(?:相同|一样|同样)的?\s*(?P<zh>batch[ _-]?size|bs|batch|批大小|长度|max_length|cutoff_len)",
+    _I,
+)
+
+
+def _same_setting(m: re.Match[str]) -> str:
+    said = (m.group("en") or m.group("zh")).lower()
+    return "batch_size" if said.startswith(("batch", "bs", "批")) else "max_length"
+
+
 #: Several cards said without a count: "多卡出现了OOM", "on multiple GPUs".
 _MULTI_CARD = re.compile(
     r"多卡(?!推理|部署)|多张(?:显)?卡|多个\s*gpu|\b(?:multiple|several|multi)[- ]gpus?\b(?!\s+inference)", _I
@@ -1135,6 +1148,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     fixed: dict[str, object] = {}
     """Settings the text says made the run work ("bs 2 it runs"): evidence of the cause, not facts of the run."""
     fix_line: int | None = None
+    same: set[str] = set()
+    """Settings the text says the failing run shares with the one that worked."""
     ddp: tuple[int, str] | None = None
     gpu_neicun = False
     multi_card = False
@@ -1202,6 +1217,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put(toggle.on, number, line)
             elif state is False:
                 put(toggle.off, number, line)
+        same.update(_same_setting(m) for m in _SAME_SETTING.finditer(line))
         gpu_neicun = gpu_neicun or _GPU_NEICUN.search(line) is not None
         said_multi = _MULTI_CARD.search(line)
         multi_card = multi_card or (said_multi is not None and not negated(line, said_multi.start()))
@@ -1280,7 +1296,14 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     _per_card(out)
     fixed.pop("resolved_by", None)
     # a setting the failing run already had is not what changed ("zero3 OOMs, zero3 with offload runs")
-    changed = sorted(name for name, value in fixed.items() if name not in out or str(out[name].raw) != str(value))
+    for name in sorted(same & fixed.keys() - out.keys()):
+        # "bs 8 on one GPU is fine, on 2 GPUs at the same batch_size it OOMs": the failing run has it too
+        out[name] = Found(name, fixed[name], fix_line or 1, None, "the same value as the run that worked")
+    changed = sorted(
+        name
+        for name, value in fixed.items()
+        if name not in same and (name not in out or str(out[name].raw) != str(value))
+    )
     if changed:
         out["resolved_by"] = Found(
             "resolved_by", ",".join(changed), fix_line or 1, None, "what the text says made the run work"
