@@ -548,3 +548,16 @@ def test_a_setting_shared_with_the_run_that_worked_is_not_what_changed() -> None
     assert got["gpu_count"] == 2
     assert str(got["batch_size"]) == "8"
     assert got["resolved_by"] == "gpu_count"
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [("对 minicpm-v-2.6 做视频问答微调", "minicpm-v-2.6"), ("InternVL2.5 evaluation OOM", "InternVL2.5")],
+)
+def test_a_vision_language_model_named_without_its_size(said: str, name: str) -> None:
+    # development-split records: modelscope/ms-swift#3849, OpenGVLab/InternVL#974
+    assert facts(said)["model_name"] == name
+
+
+def test_a_source_path_is_not_a_model_name() -> None:
+    assert "model_name" not in facts("see llava/train.py")

@@ -846,6 +846,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"量化(?:到|成|为)\s*(?:int)?(?P<a>[48])(?!\d)",
         _unless_negated(lambda m: [("quantization", f"{m.group('b') or m.group('a')}bit")]),
     ),
+    # a vision-language model named without its size: "minicpm-v-2.6", "Qwen2-VL", "InternVL2.5"
+    (
+        r"(?<![\w/.-])((?:qwen[-_]?[23](?:\.5)?[-_]?vl|qwen[-_]?vl|minicpm[-_]?[vo]|internvl|cogvlm|cogagent|glm[-_]?4v|"
+        r"deepseek[-_]?vl|llava)[\w.-]*)(?![\w/])",
+        lambda m: [("model_name", m.group(1).rstrip(".-"))],
+    ),
     # half precision in words or ChatGLM's .half()
     (
         r"半精度(?:加载|训练|推理)?|\bmodel\.half\(\)|\.half\(\)\.cuda\(\)",
