@@ -40,3 +40,16 @@ def test_stated_facts_win_over_derived_ones():
 
 def test_without_a_model_nothing_is_derived():
     assert len(derive(facts(gpu_name="RTX 3090"))) == 1
+
+
+def test_weights_too_big_is_no_evidence_while_the_quantization_is_unknown():
+    # "13B On 24GB go OOM" (artidoro/qlora#225, development split): 13B fits in 8 or 4 bits
+    assert "weights_exceed_gpu" not in derive(facts(model_params_b=13.0, gpu_name="RTX 3090"))
+    assert derive(facts(model_params_b=13.0, gpu_name="RTX 3090", quantization="none")).value("weights_exceed_gpu")
+    assert derive(facts(model_params_b=13.0, gpu_name="RTX 3090", finetune_method="full")).value("weights_exceed_gpu")
+    assert "weights_exceed_gpu" not in derive(facts(model_params_b=13.0, gpu_name="RTX 3090", finetune_method="lora"))
+
+
+def test_weights_that_fit_unquantized_fit_whatever_the_quantization():
+    got = derive(facts(model_params_b=7.0, gpu_name="RTX 3090"))
+    assert got.value("weights_exceed_gpu") is False

@@ -142,8 +142,26 @@ def derive(facts: FactSet) -> FactSet:
         return facts
     assumed = {a.fact for a in est.assumptions}
     return facts.with_facts(
-        f for f in derived if f.name not in facts and not DEPENDS_ON.get(f.name, frozenset()) & assumed
+        f
+        for f in derived
+        if f.name not in facts
+        and not DEPENDS_ON.get(f.name, frozenset()) & assumed
+        and not (f.name in _TOO_BIG_IF_UNQUANTIZED and f.value is True and not _quantization_known(facts))
     )
+
+
+#: Derived facts whose "true" rests on the weights' size, hence on the quantization.
+_TOO_BIG_IF_UNQUANTIZED = frozenset({"weights_exceed_gpu", "does_not_fit_at_batch_1"})
+
+
+def _quantization_known(facts: FactSet) -> bool:
+    """Whether the run's quantization is stated or implied by its method (QLoRA is 4-bit, a full fine-tune none).
+
+    The estimator sizes an unstated quantization as none without calling it an assumption. "The weights
+    do not fit" is then no evidence (a 13B model on a 24 GB card fits in 8 or 4 bits); "they fit" still
+    is, since quantizing only makes them smaller.
+    """
+    return "quantization" in facts or facts.value("finetune_method") in ("qlora", "full")
 
 
 def unlocking_upgrades(facts: FactSet, remedy: Remedy) -> dict[str, str]:
