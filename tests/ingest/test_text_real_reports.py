@@ -561,3 +561,20 @@ def test_a_vision_language_model_named_without_its_size(said: str, name: str) ->
 
 def test_a_source_path_is_not_a_model_name() -> None:
     assert "model_name" not in facts("see llava/train.py")
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("训练时爆显存了", "cuda_oom"),
+        ("I tried training the 13B model, and ran out of VRAM on my 24GB card.", "cuda_oom"),
+        ("在合并模型的时候出现 Killed 输出", "host_oom"),
+    ],
+)
+def test_the_memory_that_ran_out_said_in_words(said: str, kind: str) -> None:
+    # development-split records: tloen/alpaca-lora#28, ymcui/Chinese-LLaMA-Alpaca#70
+    assert facts(said)["error_kind"] == kind
+
+
+def test_a_question_about_vram_is_not_a_statement() -> None:
+    assert "error_kind" not in facts("加载模型过程中就断开了，这是什么问题，是我的显存不够吗？")

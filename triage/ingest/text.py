@@ -664,8 +664,14 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bram\s+(?:oom|runs?\s+out|ran\s+out|is\s+full|exhausted|usage\s+(?:spikes|explodes|goes up))|"
         r"\b(?:was|got|gets|is|be(?:ing)?)\s+killed\b|\bmessage\s+[`'\"]?killed\b|\bray\b[^.]{0,30}\boom\b|"
         r"\bswap\b[^.]{0,30}(?:full|out of|exhaust)|"
-        r"\bkilled\s*了|被\s*kill(?:ed)?\b|进程被(?:系统)?杀|\b(?:oom|out of memory)\s+with\s+\d+\s*gb?\s+(?:of\s+)?ram\b",
+        r"\bkilled\s*(?:了|输出|退出)|出现\s*killed\b|被\s*kill(?:ed)?\b|进程被(?:系统)?杀|\b(?:oom|out of memory)\s+with\s+\d+\s*gb?\s+(?:of\s+)?ram\b",
         _unless_negated(_simple("error_kind", "host_oom")),
+    ),
+    # the card's memory ran out, said in words: "爆显存", "显存不足", "ran out of VRAM"
+    (
+        r"(?:爆显存|显存\s*(?:不足|不够|溢出|爆了|炸了|爆掉|oom|超了|用完))(?![^，。,；;\n]{0,6}[吗么？?])|"
+        r"\b(?:ran|runs?|running)\s+out\s+of\s+(?:vram|gpu\s+memory)\b|\b(?:gpu|vram)\s+(?:oom|out\s+of\s+memory)\b",
+        _unless_negated(_simple("error_kind", "cuda_oom")),
     ),
     # the run trained for a while before the OOM
     (
