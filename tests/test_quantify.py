@@ -53,3 +53,10 @@ def test_weights_too_big_is_no_evidence_while_the_quantization_is_unknown():
 def test_weights_that_fit_unquantized_fit_whatever_the_quantization():
     got = derive(facts(model_params_b=7.0, gpu_name="RTX 3090"))
     assert got.value("weights_exceed_gpu") is False
+
+
+def test_weights_too_big_even_in_8_bits_stay_evidence():
+    # 13B in 8 bits is ~13 GB: it cannot fit a 12 GB card whatever the unstated quantization short of 4 bits
+    got = derive(facts(model_params_b=13.0, gpu_name="RTX 3060", gpu_memory_bytes=12 * 1024**3))
+    assert got.value("weights_exceed_gpu") is True
+    assert "8-bit" in (got["weights_exceed_gpu"].source.excerpt or "")

@@ -141,13 +141,10 @@ def derive(facts: FactSet) -> FactSet:
     except NOT_ESTIMABLE:
         return facts
     assumed = {a.fact for a in est.assumptions}
-    return facts.with_facts(
-        f
-        for f in derived
-        if f.name not in facts
-        and not DEPENDS_ON.get(f.name, frozenset()) & assumed
-        and not (f.name in _TOO_BIG_IF_UNQUANTIZED and f.value is True and not _quantization_known(facts))
-    )
+    kept = [f for f in derived if f.name not in facts and not DEPENDS_ON.get(f.name, frozenset()) & assumed]
+    if not _quantization_known(facts) and any(f.name in _TOO_BIG_IF_UNQUANTIZED and f.value is True for f in kept):
+        kept = _even_in_8bit(facts, kept)
+    return facts.with_facts(kept)
 
 
 #: Derived facts whose "true" rests on the weights' size, hence on the quantization.
@@ -155,13 +152,34 @@ _TOO_BIG_IF_UNQUANTIZED = frozenset({"weights_exceed_gpu", "does_not_fit_at_batc
 
 
 def _quantization_known(facts: FactSet) -> bool:
-    """Whether the run's quantization is stated or implied by its method (QLoRA is 4-bit, a full fine-tune none).
-
-    The estimator sizes an unstated quantization as none without calling it an assumption. "The weights
-    do not fit" is then no evidence (a 13B model on a 24 GB card fits in 8 or 4 bits); "they fit" still
-    is, since quantizing only makes them smaller.
-    """
+    """Whether the run's quantization is stated or implied by its method (QLoRA is 4-bit, a full fine-tune none)."""
     return "quantization" in facts or facts.value("finetune_method") in ("qlora", "full")
+
+
+def _even_in_8bit(facts: FactSet, derived: list[Fact]) -> list[Fact]:
+    """``derived`` with its "too big" facts kept only where they hold even for an 8-bit base.
+
+    The estimator sizes an unstated quantization as none without calling it an assumption, and "the
+    weights do not fit" is then weak evidence: a 13B model fits a 24 GB card in 8 bits (qlora#225). It
+    stays evidence, sized in 8 bits, when even that does not fit (13B on a 12 GB card); "they fit"
+    always stays, since quantizing only makes them smaller. 4-bit loading is left out: users who
+    load in 4 bits say so (QLoRA, load_in_4bit), and the interview asks when it matters.
+    """
+    eight = facts.with_facts([Fact("quantization", "8bit", Source("derived", excerpt="an 8-bit base, for comparison"))])
+    try:
+        too_big = {f.name: f for f in derived_facts(eight, est=estimate(eight)) if f.value is True}
+    except NOT_ESTIMABLE:
+        too_big = {}
+    out = []
+    for f in derived:
+        if f.name not in _TOO_BIG_IF_UNQUANTIZED or f.value is not True:
+            out.append(f)
+        elif f.name in too_big:
+            said = too_big[f.name].source.excerpt
+            out.append(
+                Fact(f.name, True, Source("derived", excerpt=f"{said}, even with an 8-bit base" if said else None))
+            )
+    return out
 
 
 def unlocking_upgrades(facts: FactSet, remedy: Remedy) -> dict[str, str]:
