@@ -1,10 +1,12 @@
 """The interview on real reports: answering its questions must make the diagnosis better, not worse.
 
 ``bench/bench_interview.py`` plays each development record's author (answers from the thread's facts,
-"don't know" otherwise); its full figures are printed by the bench. Here every fifth in-scope
-development record is played (a fixed subset, to keep the test under two minutes), and top-1 after
+"don't know" otherwise); its full figures are printed by the bench. Here every third in-scope
+development record is played (a fixed subset, to keep the test near a minute), and top-1 after
 six answers must stay above a floor a little below the measured figure, and above top-1 before any
-answer.
+answer. (Every fifth record, 57 of them, was used until 2026-12-03: there one record's flip moved
+either figure by 1.75 points, and it read "worse" while the whole development split read 0.502 ->
+0.523.)
 """
 
 from __future__ import annotations
@@ -19,11 +21,10 @@ from triage.corpus import load_corpus
 from triage.similar import Index
 
 ROOT = Path(__file__).resolve().parent.parent
-#: top-1 after six answers on the subset: measured 0.368 on 57 records when this floor was set (3 December
-#: 2026), after the 106 records of corpus/records/h-corpus.yaml joined the corpus (the subset grows with
-#: the corpus: it was 0.476 on the 42 records before they joined, which were the ones this session's
-#: rules were written on; the new records were read by no rule). Full figures: bench/bench_interview.py.
-FLOOR_AFTER_6 = 0.33
+#: top-1 after six answers on the subset: measured 0.568 on 95 records (0.558 before any answer) when this
+#: floor was set (3 December 2026, reports read with their thread's title). Full figures:
+#: bench/bench_interview.py.
+FLOOR_AFTER_6 = 0.52
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def played(kb):
 
     records = load_corpus()
     index = Index([r for r in records if r.split == "dev" and r.scope == "in"])
-    subset = [r for r in records if r.split == "dev" and r.scope == "in"][::5]
+    subset = [r for r in records if r.split == "dev" and r.scope == "in"][::3]
     return [play(kb, r, index, False)[0] for r in subset]
 
 
