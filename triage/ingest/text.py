@@ -21,9 +21,11 @@ from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
 
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
+#: Chinese verbs that set a value to a new one: "batch_size调到1", "cutoff_len从4096降到2048".
+_CHANGED_TO = "调到|调成|调为|调整为|调整到|改成|改为|改到|降到|降低到|降为|减到|减小到|减少到"
 _SEP = (
     r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|为|是|设为|设置为|设成|设置成|设到|到|已经|"
-    r"(?:都)?(?:已经?)?(?:调到|调成|调为|调整为|调整到|改成|改为|改到|降到|降低到|降为|减到|减小到)了?|"
+    r"(?:都)?(?:已经?)?(?:" + _CHANGED_TO + r")了?|"
     r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?(?:set|reduced|lowered|decreased|dropped|cut)\s+"
     r"(?:it\s+)?(?:all\s+the\s+way\s+)?(?:down\s+)?to|"
     r"down\s+to)?\s*"
@@ -997,18 +999,23 @@ _FROM_TO_NAMES = {
     "seqlen": "max_length",
     "seqlength": "max_length",
     "sequencelength": "max_length",
+    "sequencelen": "max_length",
     "序列长度": "max_length",
     "最大长度": "max_length",
     "截断长度": "max_length",
     "gradientaccumulationsteps": "grad_accum",
     "lorar": "lora_r",
     "lorarank": "lora_r",
+    # said as "the same batch" / "相同的长度" (_SAME_SETTING)
+    "batch": "batch_size",
+    "length": "max_length",
+    "长度": "max_length",
 }
 _FROM_TO = re.compile(
     r"(?<![\w-])(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|batch[ _-]?size|\bbs\b|批大小|"
     r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
     r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)\s*(?:from|从)\s*(?P<a>\d+)\s*"
-    r"(?:改成|改为|改到|降到|降低到|降为|减到|减小到|减少到|调到|调成|调为|变成|to|->|→|-->)\s*(?P<b>\d+)\b",
+    r"(?:" + _CHANGED_TO + r"|变成|to|->|→|-->)\s*(?P<b>\d+)\b",
     _I,
 )
 
@@ -1088,8 +1095,7 @@ _SAME_SETTING = re.compile(
 
 
 def _same_setting(m: re.Match[str]) -> str:
-    said = (m.group("en") or m.group("zh")).lower()
-    return "batch_size" if said.startswith(("batch", "bs", "批")) else "max_length"
+    return _FROM_TO_NAMES[re.sub(r"[\s_-]", "", (m.group("en") or m.group("zh")).lower())]
 
 
 #: Several cards said without a count: "多卡出现了OOM", "on multiple GPUs".
