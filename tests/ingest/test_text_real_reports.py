@@ -578,3 +578,67 @@ def test_the_memory_that_ran_out_said_in_words(said: str, kind: str) -> None:
 
 def test_a_question_about_vram_is_not_a_statement() -> None:
     assert "error_kind" not in facts("加载模型过程中就断开了，这是什么问题，是我的显存不够吗？")
+
+
+#: Development-split quotes for the readings of the fourth December session, and the record each is from.
+FOURTH_SESSION_QUOTES = {
+    "shibing624/MedicalGPT#169": "RTX4090跑不动训练好的医疗百川13B模型在gradio上",
+    "SafeAILab/EAGLE#260": "72B的模型单卡80GB无法正常训练是肯定的",
+    "zai-org/VisualGLM-6B#80": "运行微调文件，bash finetune/finetune_visualglm.sh，总是报错CUDA out of memory",
+    "huggingface/trl#2819": "setting batch_size to 1 etc.",
+}
+
+
+def test_a_card_glued_to_its_series_before_chinese_is_read() -> None:
+    # "RTX4090跑不动": in Unicode mode there is no word boundary between "0" and "跑"
+    got = facts(FOURTH_SESSION_QUOTES["shibing624/MedicalGPT#169"])
+    assert got["gpu_name"] == "RTX 4090"
+    assert got["model_params_b"] == 13.0
+
+
+@pytest.mark.parametrize(
+    ("said", "gib"),
+    [
+        (FOURTH_SESSION_QUOTES["SafeAILab/EAGLE#260"], 80),
+        ("每张卡只有24G显存", 24),
+        ("4 GPUs with 24GB each", 24),
+        ("each GPU has 40GB of memory", 40),
+    ],
+)
+def test_each_card_s_memory_said_with_the_card(said: str, gib: int) -> None:
+    assert facts(said)["gpu_memory_bytes"] == gib * 1024**3
+
+
+def test_a_script_named_after_a_model_is_not_the_model() -> None:
+    assert "model_name" not in facts(FOURTH_SESSION_QUOTES["zai-org/VisualGLM-6B#80"])
+    assert facts("model Qwen/Qwen2.5-7B.")["model_name"] == "Qwen/Qwen2.5-7B"
+
+
+@pytest.mark.parametrize(
+    ("said", "values"),
+    [
+        (FOURTH_SESSION_QUOTES["huggingface/trl#2819"], {"batch_size": 1}),
+        (
+            "I already tried reducing the batch size to 1 and enabling gradient checkpointing, still OOM",
+            {"batch_size": 1, "gradient_checkpointing": True},
+        ),
+        ("Tried lowering max_length to 512, still OOM", {"max_length": 512}),
+    ],
+)
+def test_what_was_tried_and_still_failed_is_the_run_s_setting(said: str, values: dict[str, object]) -> None:
+    got = facts(said)
+    for name, value in values.items():
+        assert str(got[name]) == str(value)
+    assert "resolved_by" not in got
+
+
+def test_a_change_that_fixed_it_is_still_not_the_failing_setting() -> None:
+    got = facts("reducing batch size to 1 fixed it")
+    assert "batch_size" not in got
+    assert got["resolved_by"] == "batch_size"
+
+
+def test_the_fourth_session_quotes_come_from_the_development_split() -> None:
+    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    for said in FOURTH_SESSION_QUOTES.values():
+        assert said in dev

@@ -26,9 +26,10 @@ _CHANGED_TO = "调到|调成|调为|调整为|调整到|改成|改为|改到|降
 _SEP = (
     r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|为|是|设为|设置为|设成|设置成|设到|到|已经|"
     r"(?:都)?(?:已经?)?(?:" + _CHANGED_TO + r")了?|"
-    r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?(?:set|reduced|lowered|decreased|dropped|cut)\s+"
+    r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?"
+    r"(?:set(?:ting)?|reduc(?:ed|ing|e)|lower(?:ed|ing)?|decreas(?:ed|ing|e)|drop(?:ped|ping)?|cut(?:ting)?)\s+"
     r"(?:it\s+)?(?:all\s+the\s+way\s+)?(?:down\s+)?to|"
-    r"down\s+to)?\s*"
+    r"(?:down\s+)?to\b)?\s*"  # "reducing the batch size to 1": the value the run had (or a fix, told apart by its clause)
 )
 
 #: Config keys people paste inline, as ``--key value``, ``key=value`` or ``key: value``.
@@ -78,7 +79,8 @@ _NEGATE = re.compile(
     _I,
 )
 _AFFIRM = re.compile(
-    r"\b(?:with|using|use[ds]?|enabled?|turned on|on|true|yes|activated?|already|set|pass(?:es|ed|ing)?)\b|已开启|已经开启|开启|开了|打开|传了|传入|"
+    r"\b(?:with|using|use[ds]?|enabl(?:e|ed|ing)|turn(?:ed|ing)\s+on|on|true|yes|activat(?:e|ed|ing)|already|set|"
+    r"pass(?:es|ed|ing)?|add(?:ed|ing)?)\b|已开启|已经开启|开启|开了|打开|传了|传入|"
     r"启用|用了|使用|已开|开着|已设置|设置了|已经设置",
     _I,
 )
@@ -545,6 +547,14 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: _gpu_memory(m) if m.group("n") else [("gpu_memory_bytes", int(_num(m.group("t")) * GiB))],
     ),
     (_STATED_MEMORY, lambda m: _gpu_memory(m) if m.group("n") else _gpu_memory_mib(m)),
+    # each card's memory said with the card: "单卡80GB", "每张卡只有24G", "each GPU has 40GB", "24GB per GPU"
+    (
+        r"(?:单卡|单张(?:显)?卡|每张(?:显)?卡|每(?:块|个)?(?:显)?卡|每个\s*gpu|单\s*gpu|"
+        r"\b(?:each|every|per|a\s+single|one)\s+(?:gpu|card)\s+(?:has\s+|with\s+|is\s+)?(?:only\s+)?)"
+        r"\s*(?:的)?(?:显存)?\s*(?:只有|有|是|为|:|：)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b(?!\s*(?:ram|内存)\b)|"
+        r"(?<![\w.])(?P<e>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s+(?:each|per\s+(?:gpu|card))\b",
+        lambda m: _gpu_memory(m) if m.group("n") else [("gpu_memory_bytes", int(_num(m.group("e")) * GiB))],
+    ),
     (
         r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:显存|vram|gpu memory|of vram|gpu\b|card|显卡|卡)",
         _gpu_memory,
@@ -890,6 +900,8 @@ _MODEL_NAME = re.compile(
     r"(?<![\w/.-])((?:meta-)?(?:" + _MODEL_FAMILIES + r")[\w.]*(?:-[\w.]+)*?-\d+(?:\.\d+)?[bBmM](?:-[\w.]+)*)(?![\w.])",
     _I,
 )
+#: A script's or a config file's path, which names no model even when a family is in it.
+_FILE_PATH = re.compile(r"\.(?:sh|py|ya?ml|json|txt|md|ipynb)$", re.IGNORECASE)
 #: A family and a size written apart: "llama 65b", "bloom 3B", "Qwen2 72B".
 _MODEL_SPACED = re.compile(
     r"(?<![\w/.-])(" + _MODEL_FAMILIES + r")([\d.]*(?:-[a-z]+)?)\s(\d+(?:\.\d+)?)\s?[bB](?![\w.])", _I
@@ -1020,7 +1032,7 @@ _FROM_TO = re.compile(
 )
 
 #: A GPU series glued to its number: "RTX3090", "GTX1080".
-_GLUED_SERIES = re.compile(r"\b(rtx|gtx)(?=\d{3,4}\b|\d{3,4}(?:ti|s|d|[x×*]))", re.IGNORECASE)
+_GLUED_SERIES = re.compile(r"\b(rtx|gtx)(?=\d{3,4}\b|\d{3,4}(?:ti|s|d|[x×*]))", _I)
 
 #: A link says nothing about the run (its hashes read as sizes: ".../c3d56f65-929b-..."), except a Hub id.
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"'`]++", re.ASCII)
@@ -1360,7 +1372,11 @@ def _models(line: str) -> tuple[list[tuple[str, object]], str, bool]:
 
     "I was able to fine-tune 7B ... but ran into OOM when fine-tuning 13B": the 7B is not the run's.
     """
-    found = [m for m in (_HUB_ID.search(line), _MODEL_NAME.search(line)) if m is not None]
+    found = [
+        m
+        for m in (_HUB_ID.search(line), _MODEL_NAME.search(line))
+        if m is not None and not _FILE_PATH.search(m.group(1))  # "bash finetune/finetune_visualglm.sh"
+    ]
     if found:
         m = found[0]
         name = m.group(1).rstrip(".,;:")
