@@ -642,3 +642,24 @@ def test_the_fourth_session_quotes_come_from_the_development_split() -> None:
     dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
     for said in FOURTH_SESSION_QUOTES.values():
         assert said in dev
+
+
+@pytest.mark.parametrize(
+    ("name", "fact"),
+    [
+        ("max sequence length", "max_length"),
+        ("max_sequence_len", "max_length"),
+        ("Max Seq Length", "max_length"),
+        ("cutoff_len", "max_length"),
+        ("序列长度", "max_length"),
+        ("micro batch size", "batch_size"),
+        ("per device train batch size", "batch_size"),
+        ("批大小", "batch_size"),
+        ("gradient accumulation steps", "grad_accum"),
+        ("lora rank", "lora_r"),
+    ],
+)
+def test_every_spelling_of_a_changed_setting_is_read(name: str, fact: str) -> None:
+    # an unseen report wrote "max sequence length from ... to ...", which once crashed the reader
+    got = facts(f"I changed the {name} from 4096 to 2048 and it still OOMs")
+    assert str(got[fact]) == "2048"

@@ -998,31 +998,22 @@ def read_text(text: str) -> list[Found]:
 
 
 #: A setting changed from one value to another: "batch size从8改成2就能跑了", "reduced max_length from 4096 to 2048".
-_FROM_TO_NAMES = {
-    "batchsize": "batch_size",
-    "bs": "batch_size",
-    "perdevicetrainbatchsize": "batch_size",
-    "microbatchsize": "batch_size",
-    "批大小": "batch_size",
-    "maxlength": "max_length",
-    "maxseqlength": "max_length",
-    "maxseqlen": "max_length",
-    "cutofflen": "max_length",
-    "seqlen": "max_length",
-    "seqlength": "max_length",
-    "sequencelength": "max_length",
-    "sequencelen": "max_length",
-    "序列长度": "max_length",
-    "最大长度": "max_length",
-    "截断长度": "max_length",
-    "gradientaccumulationsteps": "grad_accum",
-    "lorar": "lora_r",
-    "lorarank": "lora_r",
-    # said as "the same batch" / "相同的长度" (_SAME_SETTING)
-    "batch": "batch_size",
-    "length": "max_length",
-    "长度": "max_length",
-}
+def _setting_named(key: str) -> str:
+    """The fact a setting's name in a "from A to B" or "the same X" phrase stands for.
+
+    By the words it is made of rather than a table of spellings, so every spelling the phrases
+    match has a fact ("max sequence length", "max_seq_len", "cutoff_len", "批大小", "the same batch").
+    """
+    low = re.sub(r"[\s_-]", "", key.lower())
+    if "batch" in low or low == "bs" or "批" in low:
+        return "batch_size"
+    if "accumulation" in low:
+        return "grad_accum"
+    if low.startswith("lora"):
+        return "lora_r"
+    return "max_length"  # every other name the phrases match is a length: max_length, cutoff_len, 序列长度, 长度
+
+
 _FROM_TO = re.compile(
     r"(?<![\w-])(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|batch[ _-]?size|\bbs\b|批大小|"
     r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
@@ -1107,7 +1098,7 @@ _SAME_SETTING = re.compile(
 
 
 def _same_setting(m: re.Match[str]) -> str:
-    return _FROM_TO_NAMES[re.sub(r"[\s_-]", "", (m.group("en") or m.group("zh")).lower())]
+    return _setting_named(m.group("en") or m.group("zh"))
 
 
 #: Several cards said without a count: "多卡出现了OOM", "on multiple GPUs".
@@ -1271,7 +1262,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             put(model, number, said_model)
         _gpu_names(line, number, put)
         for m in _FROM_TO.finditer(line):
-            name = _FROM_TO_NAMES[re.sub(r"[\s_-]", "", m.group("key").lower())]
+            name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
             if _FAILED.search(line, m.end(), m.end() + 40):
                 put([(name, after)], number, m.group(0))  # "从4096降到2048还是爆显存": the latest run had the second
