@@ -663,3 +663,11 @@ def test_every_spelling_of_a_changed_setting_is_read(name: str, fact: str) -> No
     # an unseen report wrote "max sequence length from ... to ...", which once crashed the reader
     got = facts(f"I changed the {name} from 4096 to 2048 and it still OOMs")
     assert str(got[fact]) == "2048"
+
+
+def test_inference_at_a_long_context_is_the_generation_phase() -> None:
+    # 01-ai/Yi#59 (development split)
+    got = facts("请问推理200k上下文需要多大的资源？看模型文件，没看到常规的提升长度手段")
+    assert got["phase"] == "generation"
+    assert got["max_length"] == 204800
+    assert "请问推理200k上下文需要多大的资源" in "\n".join(r.report for r in load_corpus() if r.split == "dev")

@@ -381,7 +381,7 @@ _PHASES = (
         r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
         r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
         r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)|"
-        r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|(?:单图|批量|batch\s*)推理|"
+        r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|推理\s*\d+\s*[kK万]?\s*(?:的)?\s*(?:上下文|长度|tokens?|字)|(?:单图|批量|batch\s*)推理|"
         r"(?:开始|一)聊天|聊天(?:时|的时候|过程中)|\b(?:web|cli|chat)_demo\.py\b",
     ),
     (
@@ -493,13 +493,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (
         r"(?:max[ _-]?(?:seq(?:uence)?[ _-]?)?len(?:gth)?|seq(?:uence)?[ _-]?len(?:gth)?|context[ _-]?(?:length|len|window)|"
-        r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度|(?<![\w.])length(?=\s*(?:设置为|设为|设成|为|=))|"
+        r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度|(?<![\w.])length(?=\s*(?:设置为|设为|设成|为|=|:|is\s+(?:set\s+to\s+)?|was\s+|of\s+|set\s+to\s+)?\s*\d)|"
         r"(?<![\u4e00-\u9fff])长度(?=\s*(?:已经?|都)?\s*(?:设置为|设为|设成|改成|改为|调到|调成|降到|为|=)\s*\d{3}))"
         + _SEP
         + r"(?P<n>\d[\d,]*)(?P<k>\s?[kK]\b)?",
         _tokens,
     ),
-    (r"(?<![\w.])(?P<n>\d+)(?P<k>[kK])\s*(?:context|ctx|tokens|序列|上下文|长度)", _tokens),
+    (r"(?<![\w.])(?P<n>\d+)(?P<k>[kK])\s*-?\s*(?:context|ctx|tokens?\b|序列|上下文|长度)", _tokens),
     (r"max[ _]new[ _]tokens" + _SEP + r"(?P<n>\d+)", _simple("max_new_tokens")),
     (
         r"num[ _]beams" + _SEP + r"(?P<n>\d+)|(?<![\w.])(?P<b>\d+)\s*beams\b",
