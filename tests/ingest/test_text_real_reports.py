@@ -671,3 +671,18 @@ def test_inference_at_a_long_context_is_the_generation_phase() -> None:
     assert got["phase"] == "generation"
     assert got["max_length"] == 204800
     assert "请问推理200k上下文需要多大的资源" in "\n".join(r.report for r in load_corpus() if r.split == "dev")
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        ("deepspeed --include localhost:2 --master_port=$MASTER_PORT src/train_bash.py \\", 1),
+        ("deepspeed --include localhost:0,1,2,3 train.py", 4),
+    ],
+)
+def test_deepspeed_include_names_the_gpus_it_uses(said: str, count: int) -> None:
+    # the first is hiyouga/LlamaFactory#945 (development split): one GPU, so ZeRO partitions nothing
+    assert facts(said)["gpu_count"] == count
+    assert "deepspeed --include localhost:2 --master_port=$MASTER_PORT" in "\n".join(
+        r.report for r in load_corpus() if r.split == "dev"
+    )

@@ -777,13 +777,22 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _unless_negated(_simple("resume_from_checkpoint", True)),
     ),
     # how many GPUs a launcher or the environment names: "CUDA_VISIBLE_DEVICES=0,1,2,3", "--nproc_per_node 8",
+    # DeepSpeed's "--include localhost:0,1" (the ids of one host),
     # "GPUS=8" (but not a list of GPU ids in prose: "on GPUs 1, 2, and 3")
     (
         r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(?P<ids>\d+(?:\s*,\s*\d+)*)(?![\w,])|"
+        r"--include[=\s]+[\"']?(?:localhost|[\w.-]+):(?P<inc>\d+(?:,\d+)*)(?![\w,@])|"
         r"(?:--(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus)[\"']?\s*[=:\s]|"
         r"\b(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus|GPUS|GPUS_PER_NODE|NPROC_PER_NODE|NUM_GPUS)[\"']?\s*[=:])"
         r"\s*[\"']?(?P<n>\d{1,3})\b",
-        lambda m: [("gpu_count", len(m.group("ids").split(",")) if m.group("ids") else int(m.group("n")))],
+        lambda m: [
+            (
+                "gpu_count",
+                len((m.group("ids") or m.group("inc")).split(","))
+                if m.group("ids") or m.group("inc")
+                else int(m.group("n")),
+            )
+        ],
     ),
     # several processes, one per GPU, when no other scheme is named (read last: see read_lines)
     # the trainer a script or launcher names: "train_ppo_ray.py", "run_dpo.sh", "ppo_trainer", "--stage dpo"
