@@ -12,7 +12,10 @@ tells two cards and a model name its size; otherwise another stated fact whose w
 answer (the GPU's name answers "how much memory has the card?", "qlora" answers "quantized?"); and "did it
 train some steps before the OOM?" is answered yes when the thread says the OOM came later (``oom_step``
 later or above 0, or memory that grew) and no when it came at step 0. Words the interview cannot take as the
-answer (a phase it has no value for) are read as free text, and the user then says "I don't know".
+answer (a phase it has no value for) are read as free text, and the user then says "I don't know"; since
+2026-12-03 a one-line reply that names no value but tells another fact is taken as the reply (the question
+is not put again), and a thread that only ran inference answers "How are you fine-tuning?" with "I'm not
+fine-tuning, only running inference" (its ``finetune_method: none``).
 ``resolved_by_change`` (the resolution, hence the label) never answers anything. The answer counts as right
 when the top cause's id or category is the record's label and some evidence, not only the prior, points at
 it. "Confident" means the interview's own stop rule says nothing is worth asking, or the top cause reaches
@@ -70,6 +73,9 @@ def confident(iv: Interview) -> bool:
     return iv.done or (bool(live) and live[0].probability >= CONFIDENT)
 
 
+#: What the author of a thread that only ran inference types when asked how they fine-tune.
+NOT_FINE_TUNING = "I'm not fine-tuning, only running inference"
+
 #: What the simulated user may never say: the thread's resolution is the label.
 HIDDEN = frozenset({"resolved_by_change"})
 
@@ -82,6 +88,8 @@ def answer_words(
     ``reads``: the facts the readers take from each stated value, kept across calls (it only saves time).
     """
     facts = {k: v for k, v in record.facts.items() if k not in HIDDEN and v is not None}
+    if fact == "finetune_method" and str(facts.get(fact, "")).lower() == "none":
+        return NOT_FINE_TUNING
     if fact in facts:
         return str(facts[fact])
     if fact == "trained_before_oom":

@@ -538,3 +538,33 @@ def test_a_key_typed_to_a_question_answered_in_words_is_a_key_not_a_model_name()
         iv.tell("2")
     assert iv.facts.value("model_name") is None
     assert iv.tell("0").kind == "unknown"
+
+
+def test_a_reply_that_answers_in_other_words_is_not_asked_again() -> None:
+    """ "How are you fine-tuning?" -- "I'm not, only inference": the phase is taken and the question moves on."""
+    from triage import api
+
+    kb = api.knowledge()
+    iv = Interview(kb, start=read_inputs(kb, symptoms=["CUDA out of memory with Llama-2-13b on a 4090"]))
+    for _ in range(8):
+        question = iv.question
+        assert question is not None
+        if question.fact == "finetune_method":
+            break
+        iv.dont_know()
+    else:
+        pytest.fail("the interview never asked how the user fine-tunes")
+    turn = iv.tell("I'm not fine-tuning, only running inference")
+    assert turn.kind == "text" and turn.fact == "finetune_method"
+    assert iv.facts.value("phase") == "generation"
+    assert iv.question is None or iv.question.fact != "finetune_method"
+    assert iv.answer_label(turn) == "I'm not fine-tuning, only running inference"
+    assert "finetune_method" in {t.fact for t in iv.answered}
+
+
+def test_a_reply_that_tells_nothing_keeps_the_question() -> None:
+    iv = Interview(small_kb())
+    asked = iv.question
+    assert asked is not None
+    iv.tell("hmm, let me think")
+    assert iv.question is not None and iv.question.fact == asked.fact

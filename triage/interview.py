@@ -83,7 +83,7 @@ class Turn:
 
     kind: Literal["answer", "unknown", "text"]
     fact: str | None = None
-    """The fact asked about (answer, unknown)."""
+    """The fact asked about (answer, unknown; a text turn that replied to a question without answering it)."""
     value: Value | None = None
     """The typed answer (answer)."""
     said: str = ""
@@ -249,7 +249,8 @@ class Interview:
     def skipped(self) -> frozenset[str]:
         """Facts the user said they don't know (and has not learnt since)."""
         known = self.facts
-        return frozenset(t.fact for t in self.turns if t.kind == "unknown" and t.fact and t.fact not in known)
+        # a one-line reply that did not answer ("I'm not fine-tuning, only inference") is not asked again either
+        return frozenset(t.fact for t in self.answered if t.kind != "answer" and t.fact and t.fact not in known)
 
     @property
     def session(self) -> Session:
@@ -363,8 +364,8 @@ class Interview:
 
     @property
     def answered(self) -> list[Turn]:
-        """The answer and don't-know turns, in order."""
-        return [t for t in self.turns if t.kind in ("answer", "unknown")]
+        """The answer and don't-know turns, and the replies that answered in other words, in order."""
+        return [t for t in self.turns if t.kind in ("answer", "unknown") or (t.kind == "text" and t.fact)]
 
     @property
     def questions_asked(self) -> int:
@@ -405,7 +406,7 @@ class Interview:
         if self._reopened is not None and fact == self._reopened:
             # changing an earlier answer: replace it where it was
             for i, old in enumerate(self.turns):
-                if old.kind in ("answer", "unknown") and old.fact == fact:
+                if old.kind in ("answer", "unknown", "text") and old.fact == fact:
                     self.turns[i] = turn
                     break
             else:
@@ -484,7 +485,10 @@ class Interview:
         if not taken.text and not taken.facts:
             taken = replace(taken, text=said)
         self._reopened = None
-        return self._record(Turn("text", said=said, taken=taken))
+        # a one-line reply to the question that names no value of it but says something else is its reply:
+        # the facts it gives are kept and the question is not put again ("I'm not fine-tuning, only inference")
+        replied = question.fact if question is not None and "\n" not in said and taken.facts else None
+        return self._record(Turn("text", replied, said=said, taken=taken))
 
     def back(self) -> Turn | None:
         """Take back the last turn; returns it (None when there is nothing to take back)."""
