@@ -15,19 +15,20 @@ from triage.authoring.accuracy import evaluate, render, score
 from triage.corpus import HELDOUT_PERCENT, load_corpus
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-#: (split, measure) -> floor
+#: (split, measure) -> floor. Lowered on 2026-12-03 when 154 unseen records joined the corpus (the held-out
+#: split grew from 173 to 232 with harder reports; the code did not get worse on the old records: corpus/README.md).
 FLOORS = {
-    ("heldout", "top3"): 0.54,
-    ("heldout", "top1"): 0.38,
-    ("dev", "top3"): 0.65,
-    ("dev", "top1"): 0.47,
+    ("heldout", "top3"): 0.53,
+    ("heldout", "top1"): 0.36,
+    ("dev", "top3"): 0.61,
+    ("dev", "top1"): 0.43,
 }
 #: The same floors for the first post's body without its title (the measure until 2026-12-03).
 BODY_ONLY_FLOORS = {
     ("heldout", "top3"): 0.46,
-    ("heldout", "top1"): 0.33,
-    ("dev", "top3"): 0.60,
-    ("dev", "top1"): 0.44,
+    ("heldout", "top1"): 0.29,
+    ("dev", "top3"): 0.56,
+    ("dev", "top1"): 0.40,
 }
 
 
