@@ -173,3 +173,21 @@ def test_a_serving_report_is_said_to_be_out_of_scope(capsys):
     assert "does not cover" in flat and "What to change" not in flat and "gradient checkpointing" not in flat.lower()
     assert main(["--symptom", said, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["evidence_state"] == "out_of_scope"
+
+
+def test_a_bug_in_triage_is_one_line_and_exit_70_not_a_traceback(capsys, monkeypatch):
+    """A reader bug on plain prose once gave a traceback (KeyError on 'max sequence length from A to B')."""
+    import triage.cli.cmd_diagnose as diagnose
+
+    def broken(args):
+        raise KeyError("maxsequencelength")
+
+    monkeypatch.setattr(diagnose, "run", broken)
+    monkeypatch.delenv("TRIAGE_DEBUG", raising=False)
+    assert main(["--symptom", OOM]) == 70
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error (KeyError" in err and "TRIAGE_DEBUG=1" in err
+    assert "Traceback" not in err
+    monkeypatch.setenv("TRIAGE_DEBUG", "1")
+    with pytest.raises(KeyError):
+        main(["--symptom", OOM])

@@ -36,7 +36,8 @@ def build_parser(only: str | None = None) -> tuple[Parser, dict[str, object]]:
         description="Why did my GPU run out of memory while fine-tuning, and what do I change?",
         epilog='Quick start: triage --symptom "CUDA out of memory at step 0, LLaMA-7B LoRA on a 3090" '
         "(short for `triage diagnose --symptom ...`). With no arguments on a terminal, triage opens the "
-        "interview (`triage tui`). Exit codes: 0 answered, 1 checks failed, 2 usage error, 3 bad input.",
+        "interview (`triage tui`). Exit codes: 0 answered, 1 checks failed, 2 usage error, 3 bad input, "
+        "70 a bug in triage (TRIAGE_DEBUG=1 shows its traceback).",
     )
     parser.add_argument("--version", action="version", version=f"triage {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -50,7 +51,7 @@ def build_parser(only: str | None = None) -> tuple[Parser, dict[str, object]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 answered, 1 checks failed, 2 usage, 3 bad input)."""
+    """Run the CLI; returns the exit code (0 answered, 1 checks failed, 2 usage, 3 bad input, 70 internal error)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     with report_errors() as outcome:
         chosen = args_list[0] if args_list and args_list[0] in COMMANDS else None

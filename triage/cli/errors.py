@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,8 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 """Unreadable or invalid input."""
+EXIT_INTERNAL = 70
+"""A bug in triage itself (sysexits' EX_SOFTWARE): one line, and the traceback with ``TRIAGE_DEBUG=1``."""
 
 
 class UsageError(Exception):
@@ -47,14 +50,16 @@ def report_errors() -> Iterator[Outcome]:
         from triage.api import FactError, IngestError
 
         if not isinstance(exc, (FactError, IngestError)):
-            raise
+            _internal(exc, outcome)
+            return
         print(f"triage: {exc}", file=sys.stderr)
         outcome.code = EXIT_INPUT
     except Exception as exc:
         from triage.api import KnowledgeError
 
         if not isinstance(exc, KnowledgeError):
-            raise
+            _internal(exc, outcome)
+            return
         for problem in exc.problems[:20]:
             print(problem.render(), file=sys.stderr)
         print(f"triage: {exc}", file=sys.stderr)
@@ -62,3 +67,15 @@ def report_errors() -> Iterator[Outcome]:
     except KeyboardInterrupt:
         print("triage: interrupted", file=sys.stderr)
         outcome.code = 130
+
+
+def _internal(exc: Exception, outcome: Outcome) -> None:
+    """A bug, not the user's input: one line saying so and how to see it (``TRIAGE_DEBUG=1`` re-raises)."""
+    if os.environ.get("TRIAGE_DEBUG"):
+        raise exc
+    print(
+        f"triage: internal error ({type(exc).__name__}: {exc}); this is a bug in triage, not in your input. "
+        "Please report it with the command you ran; TRIAGE_DEBUG=1 shows the traceback.",
+        file=sys.stderr,
+    )
+    outcome.code = EXIT_INTERNAL
