@@ -11,7 +11,9 @@ from triage.kb.models import Leaf
 
 SPECS = {
     "gc": spec("gc", "bool"),
-    "phase": spec("phase", "enum", ["train", "eval"], ease=0.5),
+    # "stage", not "phase": a fact the corpus measures (questions.ANSWERED) would weigh by the corpus's counts,
+    # and this test is about information gain between facts on the same (written ease) scale
+    "stage": spec("stage", "enum", ["train", "eval"], ease=0.5),
     "noise": spec("noise", "bool"),
     "derived": spec("derived", "bool", askable=False),
 }
@@ -29,7 +31,7 @@ CAUSES = {
         "b",
         [
             {"test": {"fact": "gc", "op": "eq", "value": True}, "if_true": 3, "if_false": -3},
-            {"test": {"fact": "phase", "op": "eq", "value": "eval"}, "if_true": 1, "if_false": -1},
+            {"test": {"fact": "stage", "op": "eq", "value": "eval"}, "if_true": 1, "if_false": -1},
         ],
     ),
 }
