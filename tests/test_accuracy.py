@@ -15,8 +15,9 @@ from triage.authoring.accuracy import evaluate, render, score
 from triage.corpus import HELDOUT_PERCENT, load_corpus
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-#: (split, measure) -> floor. Lowered on 2026-12-03 when 154 unseen records joined the corpus (the held-out
-#: split grew from 173 to 232 with harder reports; the code did not get worse on the old records: corpus/README.md).
+#: (split, measure) -> floor. Lowered on 2026-12-03 when 176 unseen records joined the corpus: the held-out
+#: split grew from 173 to 240 with harder reports (on the earlier 173 the code of that day scored 0.40 / 0.58
+#: against 0.41 / 0.57 at its start: corpus/README.md).
 FLOORS = {
     ("heldout", "top3"): 0.53,
     ("heldout", "top1"): 0.36,

@@ -21,10 +21,10 @@ from triage.corpus import load_corpus
 from triage.similar import Index
 
 ROOT = Path(__file__).resolve().parent.parent
-#: top-1 after six answers on the subset: measured 0.568 on 95 records (0.558 before any answer) when this
-#: floor was set (3 December 2026, reports read with their thread's title). Full figures:
+#: top-1 after six answers on the subset: measured 0.512 on 129 records when this floor was set (3 December
+#: 2026, after 176 unseen records joined the corpus; 0.600 on the 95 older ones). Full figures:
 #: bench/bench_interview.py.
-FLOOR_AFTER_6 = 0.52
+FLOOR_AFTER_6 = 0.49
 
 
 @pytest.fixture(scope="module")
