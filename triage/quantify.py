@@ -148,7 +148,7 @@ def derive(facts: FactSet) -> FactSet:
 
 
 #: Derived facts whose "true" rests on the weights' size, hence on the quantization.
-_TOO_BIG_IF_UNQUANTIZED = frozenset({"weights_exceed_gpu", "does_not_fit_at_batch_1"})
+_TOO_BIG_IF_UNQUANTIZED = frozenset(name for name, on in DEPENDS_ON.items() if "quantization" in on)
 
 
 def _quantization_known(facts: FactSet) -> bool:

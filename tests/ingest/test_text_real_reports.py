@@ -611,6 +611,7 @@ def test_each_card_s_memory_said_with_the_card(said: str, gib: int) -> None:
 
 def test_a_script_named_after_a_model_is_not_the_model() -> None:
     assert "model_name" not in facts(FOURTH_SESSION_QUOTES["zai-org/VisualGLM-6B#80"])
+    assert "model_name" not in facts("python scripts/qwen_finetune.py --lr 1e-4")  # not cut to "scripts/qwen_finetune"
     assert facts("model Qwen/Qwen2.5-7B.")["model_name"] == "Qwen/Qwen2.5-7B"
 
 

@@ -903,14 +903,15 @@ _MODEL_FAMILIES = (
 )
 #: A Hub id ends where the token ends: "torch/optim/adamw.py" is a source path, not a model.
 _HUB_ID = re.compile(
-    r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")(?![a-z])[\w.-]*)(?![\w/-])(?<!\.py)(?<!\.git)", _I
-)  # the family ends its word: "param/optimizer" is not an OPT model
+    r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")(?![a-z])[\w.-]*+)(?![\w/-])", _I
+)  # the family ends its word: "param/optimizer" is not an OPT model; the tail never gives back a file's
+# extension, so a path is seen whole and :data:`_FILE_PATH` turns it away ("scripts/qwen_finetune.py")
 _MODEL_NAME = re.compile(
     r"(?<![\w/.-])((?:meta-)?(?:" + _MODEL_FAMILIES + r")[\w.]*(?:-[\w.]+)*?-\d+(?:\.\d+)?[bBmM](?:-[\w.]+)*)(?![\w.])",
     _I,
 )
 #: A script's or a config file's path, which names no model even when a family is in it.
-_FILE_PATH = re.compile(r"\.(?:sh|py|ya?ml|json|txt|md|ipynb)$", re.IGNORECASE)
+_FILE_PATH = re.compile(r"\.(?:sh|py|ya?ml|json|txt|md|ipynb|git)$", re.IGNORECASE)
 #: A family and a size written apart: "llama 65b", "bloom 3B", "Qwen2 72B".
 _MODEL_SPACED = re.compile(
     r"(?<![\w/.-])(" + _MODEL_FAMILIES + r")([\d.]*(?:-[a-z]+)?)\s(\d+(?:\.\d+)?)\s?[bB](?![\w.])", _I
