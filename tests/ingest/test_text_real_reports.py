@@ -670,7 +670,7 @@ def test_inference_at_a_long_context_is_the_generation_phase() -> None:
     # 01-ai/Yi#59 (development split)
     got = facts("请问推理200k上下文需要多大的资源？看模型文件，没看到常规的提升长度手段")
     assert got["phase"] == "generation"
-    assert got["max_length"] == 204800
+    assert got["max_length"] == 200000
     assert "请问推理200k上下文需要多大的资源" in "\n".join(r.report for r in load_corpus() if r.split == "dev")
 
 
@@ -687,3 +687,112 @@ def test_deepspeed_include_names_the_gpus_it_uses(said: str, count: int) -> None
     assert "deepspeed --include localhost:2 --master_port=$MASTER_PORT" in "\n".join(
         r.report for r in load_corpus() if r.split == "dev"
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        # baichuan-inc/Baichuan2#119: keyword arguments glued by commas, the value ends at the comma
+        (
+            'from_pretrained("x", device_map="auto",torch_dtype=torch.bfloat16,trust_remote_code=True)',
+            {"torch_dtype": "bf16"},
+        ),
+        (
+            "TrainingArguments(per_device_train_batch_size=4,gradient_accumulation_steps=8)",
+            {"batch_size": 4, "grad_accum": 8},
+        ),
+        # a list value keeps its commas
+        ("--lora_target q_proj,v_proj", {"lora_target_modules": "q_proj,v_proj"}),
+        # QwenLM/Qwen3-VL#144: "X是Y"
+        ("视频推理，GPU型号是V100，torch_dtype是float16", {"torch_dtype": "fp16"}),
+        ("torch_dtype是float16的", {"torch_dtype": "fp16"}),
+    ],
+)
+def test_settings_glued_by_commas_or_said_with_shi(said: str, expected: dict[str, object]) -> None:
+    got = facts(said)
+    assert {k: got.get(k) for k in expected} == expected
+
+
+def test_a_question_about_a_setting_is_not_its_value() -> None:
+    assert "batch_size" not in facts("batch_size是多少合适？")
+
+
+def test_the_comma_and_shi_phrases_come_from_the_development_split() -> None:
+    dev = "\n".join(r.report for r in load_corpus() if r.split == "dev")
+    for said in ('device_map="auto",torch_dtype=torch.bfloat16,trust_remote_code=True)', "torch_dtype是float16"):
+        assert said in dev
+
+
+@pytest.mark.parametrize(
+    ("said", "tokens"),
+    [
+        ("OOM with a 4k context", 4096),
+        ("128k context on two H100s", 131072),
+        ("32K tokens per sample", 32768),
+        # THUDM/LongBench#17 and gke-labs/open-rl#99 (development split): counts people round, not windows
+        ("length 20k", 20000),
+        ("For 13k-token sequences this accumulates", 13000),
+    ],
+)
+def test_thousands_of_tokens_are_1024_only_for_a_power_of_two(said: str, tokens: int) -> None:
+    assert facts(said)["max_length"] == tokens
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        ("卡：8机*8卡A100", 64),  # modelscope/ms-swift#6966 (development split)
+        ("两个8卡A100，memory 1.8T * 2 训llama3-70b（长度8192）", 16),  # hiyouga/LlamaFactory#4156 (development split)
+        ("两台8卡机器训练", 16),
+        ("2 nodes x 8 GPUs", 16),
+        ("4 nodes, 8 H100 each", 32),
+        ("单机8卡A100", 8),
+        ("1机8卡", 8),
+    ],
+)
+def test_machines_times_their_cards(said: str, count: int) -> None:
+    assert facts(said)["gpu_count"] == count
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Can I enable gradient checkpointing to fix this?",
+        "Should I use gradient checkpointing?",
+        "可以开启gradient_checkpointing吗",
+        # GanjinZero/RRHF#41 (development split): asking whether to turn it on, so the run had it off or unsaid
+        "以及RRHF的训练可以使用两张A100，打开gradient_checkpointing来实现吗？",
+        # deepspeedai/DeepSpeed#3355 (development split): a log's suggestion is not the run's setting
+        "For all steps, it suggests me to use --gradient_checkpointing to resolve the out of memory error",
+        "is it possible to use load_in_4bit here?",
+        "Do I need to set batch_size=1?",
+    ],
+)
+def test_a_setting_asked_about_or_suggested_is_not_the_run_s(said: str) -> None:
+    got = facts(said)
+    assert not {"gradient_checkpointing", "quantization", "batch_size"} & set(got)
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        ("Why does batch_size=8 OOM on my 4090?", "batch_size", "8"),
+        ("batch_size=4，怎么还是爆显存？", "batch_size", "4"),
+        ("gradient_checkpointing 已经开启了，为什么还是OOM？", "gradient_checkpointing", True),
+        ("I set gradient_checkpointing=True. How can I reduce memory further?", "gradient_checkpointing", True),
+        ("Can I fine-tune llama-70b with qlora on one 4090?", "finetune_method", "qlora"),
+    ],
+)
+def test_a_question_that_states_the_run_s_setting_still_reads_it(said: str, name: str, value: object) -> None:
+    assert facts(said)[name] == value
+
+
+def test_the_node_and_question_phrases_come_from_the_development_split() -> None:
+    dev = "\n".join(r.report for r in load_corpus() if r.split == "dev")
+    for said in (
+        "8机*8卡A100",
+        "两个8卡A100",
+        "打开gradient_checkpointing来实现吗",
+        "it suggests me to use --gradient_checkpointing",
+    ):
+        assert said in dev

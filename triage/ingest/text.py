@@ -46,7 +46,9 @@ INLINE_KEYS = (
 _INLINE = re.compile(
     r"(?<![\w.])(?:--)?(" + "|".join(sorted(INLINE_KEYS, key=len, reverse=True)) + r")\b"
     r"[\"']?(?:(?:\s*[=:：]\s*|\s*(?:降低|减小|调小|改小|减少|调整|改|调|设置?)?(?:到|为|成)\s*|"
-    r"\s+(?:(?:lowered|reduced|decreased|changed|set)\s+)?to\s+|\s+)(?!-)([\w./+\-\[\],'\"]+))?",
+    r"\s*是\s*|\s+(?:(?:lowered|reduced|decreased|changed|set)\s+)?to\s+|\s+)(?!-)"
+    # a comma continues a list value ("q_proj,v_proj") but ends a keyword argument ("...,trust_remote_code=True")
+    r"((?:[\w./+\-\[\]'\"]|,(?![\w.]+\s*=))+))?",
     _I,
 )
 _BOOL_FLAG = {
@@ -151,9 +153,16 @@ def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+def _kilo_tokens(n: float) -> int:
+    """Tokens in "Nk": 1024 each for a power of two ("4k" = 4096, "128k" = 131072, as context windows
+    are), 1000 otherwise ("20k" = 20000, "200k" = 200000, as people round counts)."""
+    whole = int(n)
+    return whole * 1024 if n == whole and whole & (whole - 1) == 0 else int(n * 1000)
+
+
 def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
     value, k = m.group("n"), m.group("k")
-    number = _num(value) * (1024 if k else 1)
+    number = _kilo_tokens(_num(value)) if k else _num(value)
     return [("max_length", int(number))] if number >= 16 else []
 
 
@@ -219,6 +228,26 @@ def _count(word: str) -> int | None:
         "八": 8,
     }
     return int(word) if word.isdigit() else words.get(word.lower())
+
+
+#: Several machines of several cards each: "8机*8卡A100", "两个8卡A100", "两台8卡机器", "2 nodes x 8 GPUs",
+#: "2 nodes with 8 A100s each". The run's card count is the product.
+_NODES = re.compile(
+    r"(?P<a>\d{1,3}|[两二三四五六七八])\s*(?:个|台)?\s*(?:机器?|节点)?\s*[*x×]?\s*(?:每台|每个)?\s*(?P<b>\d{1,2})\s*卡"
+    r"(?=[^\n]{0,12}?(?:[A-Za-z]|机|节点|服务器|显卡))(?<=卡)|"
+    r"(?P<c>\d{1,3}|[两二三四五六七八])\s*(?:机|台机器|个节点|节点)\s*[*x×]?\s*(?:每台|每个)?\s*(?P<d>\d{1,2})\s*(?:卡|张)|"
+    r"\b(?P<e>\d{1,3}|two|three|four|eight)\s+(?:nodes?|machines?|servers?|hosts?)\s*(?:x|×|\*|with|of|,)\s*"
+    r"(?P<f>\d{1,2})\s*(?:x\s*)?(?:\w+\s+)?(?:gpus?|cards?|[AHBL]\d{2,3}s?|v100s?)\b",
+    _I,
+)
+
+
+def _node_gpus(m: re.Match[str]) -> list[tuple[str, object]]:
+    nodes = _count(m.group("a") or m.group("c") or m.group("e"))
+    per = _count(m.group("b") or m.group("d") or m.group("f"))
+    if not nodes or not per or nodes < 2:
+        return []
+    return [("gpu_count", nodes * per)] if nodes * per <= 1024 else []
 
 
 def _gpus(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -309,6 +338,51 @@ def negated(line: str, start: int) -> bool:
     before = _CLAUSE.split(line[max(0, start - 40) : start])[-1]
     words = before.split()
     return bool(_NEGATE.search(" ".join(words[-3:])) or _CJK_NEGATE.search(before))
+
+
+#: Where a sentence ends: "?", "!", "。" and a full stop that is not a decimal point or a version's dot.
+_SENTENCE_END = re.compile(r"[!?;。！？；]|\.(?!\w)")
+#: Asking whether to use a setting: "can I enable ...?", "is it possible to use ...?", "可以开启...吗".
+_ASKS_WHETHER = re.compile(
+    r"\b(?:can|could|should|shall|may|might)\s+(?:i|we|you|one)\b|\bdo\s+(?:i|we|you)\s+(?:need|have)\s+to\b|"
+    r"\bis\s+(?:it|there)\s+(?:possible|a\s+way|any\s+way|recommended)\b|\bhow\s+(?:can|do|should|could)\s+(?:i|we)\b|"
+    r"\bhow\s+to\b|\bwould\b|\bwhether\b|可以|可否|能否|能不能|是否|要不要|需不需要|需要|怎么|如何|怎样|应该|该不该",
+    _I,
+)
+_QUESTION_TAIL = re.compile(r"[?？]|[吗么嘛][\s。.]*$")
+#: Someone suggesting a setting: "it suggests me to use --gradient_checkpointing", "建议开启".
+_SUGGESTS = re.compile(
+    r"\b(?:suggest|recommend|advise)(?:s|ed|ing)?\s+(?:me\s+|us\s+|you\s+)?(?:to\s+)?(?:use|using|enable|enabling|set|setting|turn|add)\b|"
+    r"建议(?:我|你|大家)?(?:使用|开启|打开|启用|用|设置|加上)",
+    _I,
+)
+
+
+#: The run's settings (what a question can ask whether to use), unlike what the run is (model, GPU, method).
+_SETTINGS = frozenset(
+    {
+        "batch_size", "eval_batch_size", "grad_accum", "max_length", "quantization", "torch_dtype", "mixed_precision",
+        "gradient_checkpointing", "attn_implementation", "offload", "zero_stage", "optimizer", "use_cache", "packing",
+        "lora_r", "max_new_tokens", "num_beams", "device_map", "expandable_segments",
+    }
+)  # fmt: skip
+
+
+def hypothetical(line: str, start: int, end: int) -> bool:
+    """Whether the setting at ``line[start:end]`` is asked about or suggested, not the run's own.
+
+    "Can I enable gradient checkpointing?", "可以开启gradient_checkpointing吗", "it suggests me to use
+    --gradient_checkpointing": the run did not have it (or nobody knows), so it is not read. A question
+    that states the run's setting ("why does batch_size=8 OOM?") is still read: only asking *whether to
+    use* it counts. The sentence around the setting is the scope.
+    """
+    starts = [m.end() for m in _SENTENCE_END.finditer(line, 0, start)]
+    head = line[starts[-1] if starts else 0 : start]
+    if _SUGGESTS.search(head):
+        return True
+    stop = _SENTENCE_END.search(line, end)
+    tail = line[end : stop.end() if stop else len(line)]
+    return _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None
 
 
 def _unless_negated(extract: Extract) -> Extract:
@@ -991,7 +1065,8 @@ def _inline(m: re.Match[str]) -> list[tuple[str, object]]:
     raw = m.group(2)
     if raw is None or raw.lower() in ("and", "or", "to", "is"):
         return RULES[key](True) if key in _BOOL_FLAG and m.group(0).startswith("--") else []
-    value: object = raw.strip("'\",").rstrip(".")  # a sentence's full stop is not part of the value
+    # a sentence's full stop is not part of the value, nor the Chinese words glued after it ("是float16的")
+    value: object = re.sub(r"[\u4e00-\u9fff]+$", "", raw).strip("'\",").rstrip(".")
     if isinstance(value, str) and value.isdigit():
         value = int(value)
     if key in ("target_modules", "lora_target_modules", "modules_to_save") and isinstance(value, str):
@@ -1219,7 +1294,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             continue
         low = line.lower()
         for m in _INLINE.finditer(line):
-            if negated(line, m.start()):
+            if negated(line, m.start()) or hypothetical(line, m.start(), m.end()):
                 continue
             if describes_a_fix(line, m.end(), m.start()):
                 fixed.update(_inline(m))
@@ -1231,7 +1306,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             span = (hit.start(), hit.end()) if hit else None
             if span is None and toggle.phrase and len(low) >= 8 and toggle.phrase.split()[0][:4] in low:
                 span = _fuzzy_span(low, toggle.phrase)
-            if span is None:
+            if span is None or hypothetical(line, *span):
                 continue
             if describes_a_fix(line, span[1], span[0]):
                 if toggle.off and _REMOVED.search(line[max(0, span[0] - 40) : span[0]]):
@@ -1270,6 +1345,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             fix_line = fix_line or number
         elif model:
             put(model, number, said_model)
+        for m in _NODES.finditer(line):
+            put(_node_gpus(m), number, m.group(0))  # before the cards named alone: "8机*8卡A100" is 64
         _gpu_names(line, number, put)
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
@@ -1288,6 +1365,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = extract(m)
                 except (ValueError, KeyError, IndexError):
                     pairs = []
+                if pairs and hypothetical(line, m.start(), m.end()):
+                    pairs = [(name, value) for name, value in pairs if name not in _SETTINGS]
                 if pairs and describes_a_fix(line, m.end(), m.start()):
                     fixed.update(pairs)
                     fix_line = fix_line or number
