@@ -440,3 +440,40 @@ def test_survives_resizing(build, drive):
         assert ranking_labels(app)
 
     drive(app, steps)
+
+
+def test_a_bug_while_reading_a_reply_keeps_the_chat_and_its_answers(build, drive, monkeypatch):
+    """An unexpected error in triage (not the user's input) is one line; the reply is dropped, the chat goes on."""
+    import triage.interview as interview_module
+
+    real = interview_module.read_text
+
+    def broken(kb, text):
+        if "boom" in text:
+            raise KeyError("max sequence length")
+        return real(kb, text)
+
+    monkeypatch.setattr(interview_module, "read_text", broken)
+    monkeypatch.delenv("TRIAGE_DEBUG", raising=False)
+    app = build(symptom="CUDA out of memory at step 0")
+
+    async def steps(pilot):
+        iv = app.interview
+        await pilot.press("0")  # one answer that must survive
+        await pilot.pause()
+        kept = list(iv.turns)
+        await pilot.press("slash")
+        chat = app.screen.query_one(ChatInput)
+        chat.post_message(events.Paste("it went boom\nat step 0"))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.is_running
+        assert iv.turns == kept
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("internal error (KeyError: 'max sequence length')") for m in said)
+        chat.post_message(events.Paste("trained fine\nthen OOM at step 0"))  # the next reply is taken as usual
+        await pilot.pause()
+        await pilot.pause()
+        assert len(iv.turns) == len(kept) + 1
+
+    drive(app, steps)

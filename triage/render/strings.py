@@ -243,6 +243,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "ask_yes": {"en": "yes", "zh": "是"},
     "ask_no": {"en": "no", "zh": "否"},
     "ask_dont_know": {"en": "don't know", "zh": "不知道"},
+    "tui_internal_error": {
+        "en": "internal error ({error}): this is a bug in triage, not in what you typed. That reply was not taken; "
+        "your earlier answers are kept. Please report it with what you typed; TRIAGE_DEBUG=1 shows the traceback.",
+        "zh": "内部错误（{error}）：这是 triage 的缺陷，不是你输入的问题。这条回复没有被采用，之前的回答都保留着。"
+        "请把你输入的内容一起报告给我们；设置 TRIAGE_DEBUG=1 可以看到完整的 traceback。",
+    },
     # quick replies in the words a user would say (fact value -> label); facts without these show the value
     "answer_phase_loading": {"en": "while loading the model", "zh": "加载模型时"},
     "answer_phase_forward": {"en": "in the forward pass", "zh": "前向传播时"},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import events, on
@@ -13,6 +14,7 @@ from textual.widgets import Footer, Header, Input
 
 from triage.interview import InterviewError
 from triage.render.explain import explain
+from triage.render.strings import t
 from triage.tui.messages import DetailsRequested, RemedyToggled, ReplyChosen, TextSubmitted
 from triage.tui.plain import unify_line_breaks
 from triage.tui.widgets.chat_input import ChatInput
@@ -109,12 +111,21 @@ class MainScreen(Screen[None]):
     # ---- answering
 
     def _do(self, move: str, *args: str) -> None:
+        interview = self.triage.interview
+        before = len(interview.turns)
         try:
-            getattr(self.triage.interview, move)(*args)
+            getattr(interview, move)(*args)
+            self._after_turn()
         except InterviewError as exc:
             self.notify(str(exc), severity="error", markup=False)
-            return
-        self._after_turn()
+        except Exception as exc:  # a bug in triage: the chat goes on without this turn (TRIAGE_DEBUG=1 raises)
+            if os.environ.get("TRIAGE_DEBUG"):
+                raise
+            while len(interview.turns) > before:
+                interview.back()
+            self._after_turn()
+            said = t("tui_internal_error", interview.lang).format(error=f"{type(exc).__name__}: {exc}")
+            self.notify(said, severity="error", markup=False, timeout=30)
 
     def action_reply(self, key: str) -> None:
         if self.triage.interview.question is None:
