@@ -18,18 +18,20 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: (split, measure) -> floor. Lowered on 2026-12-03 when 176 unseen records joined the corpus: the held-out
 #: split grew from 173 to 240 with harder reports (on the earlier 173 the code of that day scored 0.40 / 0.58
 #: against 0.41 / 0.57 at its start: corpus/README.md).
+#: Lowered again for the development split on 2026-12-03 (fifth session) when 154 unseen records joined (479
+#: development, 288 held-out): they score lower than the older ones (0.34 / 0.49 at the join, unseen).
 FLOORS = {
-    ("heldout", "top3"): 0.53,
-    ("heldout", "top1"): 0.36,
-    ("dev", "top3"): 0.61,
-    ("dev", "top1"): 0.43,
+    ("heldout", "top3"): 0.52,
+    ("heldout", "top1"): 0.37,
+    ("dev", "top3"): 0.57,
+    ("dev", "top1"): 0.40,
 }
 #: The same floors for the first post's body without its title (the measure until 2026-12-03).
 BODY_ONLY_FLOORS = {
     ("heldout", "top3"): 0.46,
-    ("heldout", "top1"): 0.29,
-    ("dev", "top3"): 0.56,
-    ("dev", "top1"): 0.40,
+    ("heldout", "top1"): 0.30,
+    ("dev", "top3"): 0.55,
+    ("dev", "top1"): 0.37,
 }
 
 
