@@ -796,3 +796,19 @@ def test_the_node_and_question_phrases_come_from_the_development_split() -> None
         "it suggests me to use --gradient_checkpointing",
     ):
         assert said in dev
+
+
+@pytest.mark.parametrize(("said", "count"), [("llama2 8卡A100", 8), ("llama 2 8卡A100", 8), ("qwen2.5 8卡A100训练", 8)])
+def test_a_model_s_version_before_the_cards_is_not_a_machine_count(said: str, count: int) -> None:
+    assert facts(said)["gpu_count"] == count
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        ("How to fix OOM with gradient_checkpointing=True?", "gradient_checkpointing", True),
+        ("How can I reduce memory when using batch_size=8?", "batch_size", "8"),
+    ],
+)
+def test_a_setting_the_run_has_inside_a_how_question_is_read(said: str, name: str, value: object) -> None:
+    assert facts(said)[name] == value

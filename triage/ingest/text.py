@@ -233,9 +233,9 @@ def _count(word: str) -> int | None:
 #: Several machines of several cards each: "8机*8卡A100", "两个8卡A100", "两台8卡机器", "2 nodes x 8 GPUs",
 #: "2 nodes with 8 A100s each". The run's card count is the product.
 _NODES = re.compile(
-    r"(?P<a>\d{1,3}|[两二三四五六七八])\s*(?:个|台)?\s*(?:机器?|节点)?\s*[*x×]?\s*(?:每台|每个)?\s*(?P<b>\d{1,2})\s*卡"
+    r"(?<![A-Za-z0-9_.])(?P<a>\d{1,3}|[两二三四五六七八])\s*(?:个|台)\s*(?:机器?|节点)?\s*[*x×]?\s*(?:每台|每个)?\s*(?P<b>\d{1,2})\s*卡"
     r"(?=[^\n]{0,12}?(?:[A-Za-z]|机|节点|服务器|显卡))(?<=卡)|"
-    r"(?P<c>\d{1,3}|[两二三四五六七八])\s*(?:机|台机器|个节点|节点)\s*[*x×]?\s*(?:每台|每个)?\s*(?P<d>\d{1,2})\s*(?:卡|张)|"
+    r"(?<![A-Za-z0-9_.])(?P<c>\d{1,3}|[两二三四五六七八])\s*(?:机|台机器|个节点|节点)\s*[*x×]?\s*(?:每台|每个)?\s*(?P<d>\d{1,2})\s*(?:卡|张)|"
     r"\b(?P<e>\d{1,3}|two|three|four|eight)\s+(?:nodes?|machines?|servers?|hosts?)\s*(?:x|×|\*|with|of|,)\s*"
     r"(?P<f>\d{1,2})\s*(?:x\s*)?(?:\w+\s+)?(?:gpus?|cards?|[AHBL]\d{2,3}s?|v100s?)\b",
     _I,
@@ -350,6 +350,16 @@ _ASKS_WHETHER = re.compile(
     _I,
 )
 _QUESTION_TAIL = re.compile(r"[?？]|[吗么嘛][\s。.]*$")
+#: A setting the run has, inside a question about something else: "how can I save memory *when using* bs=8?"
+_SAYS_WHEN = re.compile(
+    r"\b(?:when|while|after|since|because|as)\s+(?:i\s+|i'?m\s+|we\s+)?\w+\s+(?:the\s+)?(?:--)?$", _I
+)
+#: The verb that puts the setting in question, right before it: "can I *enable* ...", "可以*开启*...吗".
+_TO_USE = re.compile(
+    r"(?:\b(?:use|using|enable|enabling|set|setting|turn\s+on|add|adding|try|switch\s+to|apply)\s+(?:the\s+|a\s+)?(?:--)?|"
+    r"(?:开启|打开|启用|使用|用|设置|设|加上|加|改成|换成|试试)\s*)$",
+    _I,
+)
 #: Someone suggesting a setting: "it suggests me to use --gradient_checkpointing", "建议开启".
 _SUGGESTS = re.compile(
     r"\b(?:suggest|recommend|advise)(?:s|ed|ing)?\s+(?:me\s+|us\s+|you\s+)?(?:to\s+)?(?:use|using|enable|enabling|set|setting|turn|add)\b|"
@@ -382,7 +392,8 @@ def hypothetical(line: str, start: int, end: int) -> bool:
         return True
     stop = _SENTENCE_END.search(line, end)
     tail = line[end : stop.end() if stop else len(line)]
-    return _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None
+    asks = _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None
+    return asks and _TO_USE.search(head) is not None and _SAYS_WHEN.search(head) is None
 
 
 def _unless_negated(extract: Extract) -> Extract:
