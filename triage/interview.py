@@ -490,6 +490,12 @@ class Interview:
         replied = question.fact if question is not None and "\n" not in said and taken.facts else None
         return self._record(Turn("text", replied, said=said, taken=taken))
 
+    def rollback(self, turns: Sequence[Turn]) -> None:
+        """Put the turns back as they were before a move (a reply triage failed to take leaves nothing behind)."""
+        self.turns[:] = turns
+        self._reopened = None
+        self._diagnosis = None
+
     def back(self) -> Turn | None:
         """Take back the last turn; returns it (None when there is nothing to take back)."""
         self._reopened = None

@@ -98,6 +98,12 @@ class Tally:
     right: int = 0
     wrong: list[tuple[str, str, str]] = field(default_factory=list)  # (url, thread's value, reader's value)
 
+    def add(self, other: Tally) -> None:
+        self.stated += other.stated
+        self.read += other.read
+        self.right += other.right
+        self.wrong += other.wrong
+
     @property
     def precision(self) -> float:
         return self.right / self.read if self.read else 0.0
@@ -140,9 +146,7 @@ def total(tallies: dict[str, Tally]) -> Tally:
     """All compared facts as one."""
     out = Tally()
     for t in tallies.values():
-        out.stated += t.stated
-        out.read += t.read
-        out.right += t.right
+        out.add(t)
     return out
 
 
@@ -161,8 +165,5 @@ def merge(*parts: dict[str, Tally]) -> dict[str, Tally]:
     out = {name: Tally() for name in COMPARED}
     for part in parts:
         for name, t in part.items():
-            out[name].stated += t.stated
-            out[name].read += t.read
-            out[name].right += t.right
-            out[name].wrong += t.wrong
+            out[name].add(t)
     return out

@@ -234,7 +234,7 @@ def _count(word: str) -> int | None:
 #: "2 nodes with 8 A100s each". The run's card count is the product.
 _NODES = re.compile(
     r"(?<![A-Za-z0-9_.])(?P<a>\d{1,3}|[两二三四五六七八])\s*(?:个|台)\s*(?:机器?|节点)?\s*[*x×]?\s*(?:每台|每个)?\s*(?P<b>\d{1,2})\s*卡"
-    r"(?=[^\n]{0,12}?(?:[A-Za-z]|机|节点|服务器|显卡))(?<=卡)|"
+    r"(?=[^\n]{0,12}?(?:[A-Za-z]|机|节点|服务器|显卡))|"
     r"(?<![A-Za-z0-9_.])(?P<c>\d{1,3}|[两二三四五六七八])\s*(?:机|台机器|个节点|节点)\s*[*x×]?\s*(?:每台|每个)?\s*(?P<d>\d{1,2})\s*(?:卡|张)|"
     r"\b(?P<e>\d{1,3}|two|three|four|eight)\s+(?:nodes?|machines?|servers?|hosts?)\s*(?:x|×|\*|with|of|,)\s*"
     r"(?P<f>\d{1,2})\s*(?:x\s*)?(?:\w+\s+)?(?:gpus?|cards?|[AHBL]\d{2,3}s?|v100s?)\b",

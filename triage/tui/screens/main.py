@@ -112,7 +112,7 @@ class MainScreen(Screen[None]):
 
     def _do(self, move: str, *args: str) -> None:
         interview = self.triage.interview
-        before = len(interview.turns)
+        before = tuple(interview.turns)
         try:
             getattr(interview, move)(*args)
             self._after_turn()
@@ -121,8 +121,7 @@ class MainScreen(Screen[None]):
         except Exception as exc:  # a bug in triage: the chat goes on without this turn (TRIAGE_DEBUG=1 raises)
             if os.environ.get("TRIAGE_DEBUG"):
                 raise
-            while len(interview.turns) > before:
-                interview.back()
+            interview.rollback(before)
             self._after_turn()
             said = t("tui_internal_error", interview.lang).format(error=f"{type(exc).__name__}: {exc}")
             self.notify(said, severity="error", markup=False, timeout=30)
