@@ -82,6 +82,7 @@ _S: dict[str, tuple[str, str]] = {
     "cases": ("cases", "测试用例"),
     "fire": ("must fire", "必须命中"),
     "silent": ("must stay silent", "必须不命中"),
+    "rank": ("must rank in the top k", "必须排进前 k 名"),
     "todo": ("known gaps", "已知缺口"),
     "status": ("status", "状态"),
     "prior": ("prior", "先验"),
@@ -243,9 +244,11 @@ def _cause_section(site: _Site, cause: Cause, lang: str) -> list[str]:
     cases = site.kb.cases.get(cause.id)
     meta = [f"`{cause.id}`", f"{_s('status', lang)}: {cause.status.value}", f"{_s('prior', lang)}: {cause.prior:.0%}"]
     if cases is not None:
-        n = {k: sum(1 for c in cases.cases if c.expect == k) for k in ("fire", "silent")}
+        n = {k: sum(1 for c in cases.cases if c.expect == k) for k in ("fire", "rank", "silent")}
         todo = sum(1 for c in cases.cases if c.expect.startswith("todo-"))
         counts = f"{n['fire']} {_s('fire', lang)}, {n['silent']} {_s('silent', lang)}"
+        if n["rank"]:
+            counts += f", {n['rank']} {_s('rank', lang)}"
         if todo:
             counts += f", {todo} {_s('todo', lang)}"
         meta.append(f"{_s('cases', lang)}: {counts}")

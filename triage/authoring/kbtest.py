@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from triage.api import build_session, facts_from_mapping, run
+from triage.api import analyse, build_session, facts_from_mapping
 from triage.engine.diagnose import Diagnosis, RankedCause
 from triage.facts import Source
 from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Case
+from triage.similar import Index
 
 
 @dataclass(frozen=True)
@@ -51,17 +52,27 @@ class CaseResult:
         ]
 
 
-def run_case(kb: KnowledgeBase, cause_id: str, case: Case) -> CaseResult:
-    """Diagnose the case's symptom and facts and judge the cause's place in the ranking."""
+def run_case(kb: KnowledgeBase, cause_id: str, case: Case, similar: bool = False) -> CaseResult:
+    """Diagnose the case's symptom and facts and judge the cause's place in the ranking.
+
+    A case is a claim about the knowledge base, so by default the votes of the bundled corpus'
+    similar solved reports are left out: records joining the corpus never change a case's outcome.
+    ``similar=True`` runs the user's whole path, those votes included (``triage kb test --with-corpus``).
+    """
     facts = facts_from_mapping(kb, case.facts, Source("case", excerpt=case.name))
     session = build_session(kb, symptoms=[case.symptom or ""], facts=facts)
-    diagnosis = run(kb, session)
+    diagnosis = analyse(kb, session, index=None if similar else Index(())).diagnosis
     live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
     target = next(rc for rc in diagnosis.causes if rc.id == cause_id)
     rank = next((i for i, rc in enumerate(live, 1) if rc.id == cause_id), None)
     want_fire = case.expect.endswith("fire")
     fired = target.scored.fired
-    if want_fire:
+    if case.expect.endswith("rank"):
+        top_k = case.top_k or 1
+        passed = rank is not None and rank <= top_k
+        reason = f"ranked {rank}" if rank is not None else "ruled out"
+        reason += f", {'within' if passed else 'not within'} the top {top_k}"
+    elif want_fire:
         passed, reason = fired, "fired" if fired else f"did not fire (score {target.scored.score:+.2f} < 0)"
         if passed and case.top_k is not None and (rank is None or rank > case.top_k):
             passed, reason = False, f"fired but ranked {rank}, not within the top {case.top_k}"

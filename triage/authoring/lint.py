@@ -13,14 +13,14 @@ KB006     unknown category (reported by the loader)
 KB007     dangling reference to another entity
 KB008     no references
 KB009     cause without a cases file
-KB010     cases file without a case that must fire
+KB010     cases file without a case that must fire or rank
 KB011     cases file without a case that must stay silent
 KB012     invalid PEP 440 version or specifier
 KB013     title too long (> 60 characters) or not in house style
 KB014     Chinese title or summary missing (equal to the English, or no Chinese in it)
 KB015     remedy requires a package version but no reference backs it
 KB016     two causes with the same conditions and signals
-KB017     ``stable`` entity with fewer than two cases that must fire
+KB017     ``stable`` entity with fewer than two cases that must fire or rank
 KB018     first line is not the yaml-language-server ``$schema`` comment
 KB019     invalid or unused entry in ``lint-exceptions.yaml``
 KB020     unfilled template blank (``TODO``)
@@ -90,7 +90,7 @@ CODES: dict[str, str] = {
     "KB007": "dangling reference to another entity",
     "KB008": "no references",
     "KB009": "cause without a cases file",
-    "KB010": "no case that must fire",
+    "KB010": "no case that must fire or rank",
     "KB011": "no case that must stay silent",
     "KB012": "invalid PEP 440 version or specifier",
     "KB013": "title too long or not in house style",
@@ -279,8 +279,8 @@ class _Checker:
                 key,
                 ("status",),
                 "KB017",
-                f"stable cause with {self.firing_cases(cause.id)} case(s) that must fire",
-                "add cases with expect: fire to the cases file, or set status: experimental",
+                f"stable cause with {self.firing_cases(cause.id)} case(s) that must fire or rank",
+                "add cases with expect: fire (or rank) to the cases file, or set status: experimental",
             )
         self.evidence(key, ("when",), cause.when)
         tested = {leaf.fact for ev in cause.when for leaf in leaves(ev.test)}
@@ -343,8 +343,8 @@ class _Checker:
             return
         ckey = f"cases:{cause.id}"
         expects = {c.expect for c in cases.cases}
-        if "fire" not in expects:
-            self.add(ckey, ("cases",), "KB010", "no case that must fire", "add a case with expect: fire")
+        if not expects & {"fire", "rank"}:
+            self.add(ckey, ("cases",), "KB010", "no case that must fire or rank", "add a case with expect: fire")
         if "silent" not in expects:
             self.add(ckey, ("cases",), "KB011", "no case that must stay silent", "add a case with expect: silent")
         for i, case in enumerate(cases.cases):
@@ -414,7 +414,7 @@ class _Checker:
 
     def firing_cases(self, cause_id: str) -> int:
         cases = self.kb.cases.get(cause_id)
-        return 0 if cases is None else sum(1 for c in cases.cases if c.expect == "fire")
+        return 0 if cases is None else sum(1 for c in cases.cases if c.expect in ("fire", "rank"))
 
     def title(self, key: str, title: Text) -> None:
         for lang, text in (("en", title.en), ("zh", title.zh)):

@@ -212,10 +212,10 @@ def compute(kb: KnowledgeBase) -> Stats:
     few = []
     for cause_id in sorted(kb.causes):
         cases = kb.cases.get(cause_id)
-        fire = sum(1 for c in cases.cases if c.expect == "fire") if cases else 0
+        fire = sum(1 for c in cases.cases if c.expect in ("fire", "rank")) if cases else 0
         silent = sum(1 for c in cases.cases if c.expect == "silent") if cases else 0
         if fire < MIN_FIRING_CASES or silent < MIN_SILENT_CASES:
-            few.append(f"{cause_id} ({fire} firing, {silent} silent)")
+            few.append(f"{cause_id} ({fire} firing or ranking, {silent} silent)")
     coverage, n_items, n_claims = coverage_shortfalls(kb)
     return Stats(
         causes_per_category=per_category,

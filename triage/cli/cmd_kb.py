@@ -44,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     test.add_argument(
         "-v", "--verbose", action="store_true", help="show the ranking and evidence for passing cases too"
     )
+    test.add_argument(
+        "--with-corpus",
+        action="store_true",
+        help="add the votes of the bundled corpus' similar solved reports, as users get them "
+        "(default: the knowledge base alone)",
+    )
     schema = sub.add_parser("schema", help="write knowledge/schema/*.json from the models")
     schema.add_argument("--check", action="store_true", help="only check; exit 1 when stale")
     new = sub.add_parser("new", help="write a template for a new cause, remedy or myth (and a cause's cases file)")
@@ -121,7 +127,7 @@ def _test(args: argparse.Namespace) -> int:
         raise InputError(f"no cause {args.id!r}; `triage kb lint` lists the knowledge base")
     failed = passed = todo = 0
     for cause_id, case in iter_cases(kb, args.id):
-        result = run_case(kb, cause_id, case)
+        result = run_case(kb, cause_id, case, similar=args.with_corpus)
         if result.todo:
             status = "TODO-PASS" if result.passed else "todo"
             todo += 1

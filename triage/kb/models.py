@@ -12,7 +12,7 @@ import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, model_validator
 
 from triage.facts.spec import OPERATORS, FactDefault, FactSpec, FactType, Operator, Strict, Text
 
@@ -375,16 +375,23 @@ class Case(Strict):
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     """kebab-case; unique within the file."""
-    expect: Literal["fire", "silent", "todo-fire", "todo-silent"]
-    """fire: the cause must score as likely; silent: it must not. todo-*: a known gap
-    (reported, never fails the build)."""
+    expect: Literal["fire", "rank", "silent", "todo-fire", "todo-rank", "todo-silent"]
+    """fire: the cause must score as likely (more likely than not); rank: it must rank within
+    ``top_k`` (the leading explanations), likely or not; silent: it must not score as likely.
+    todo-*: a known gap (reported, never fails the build)."""
     symptom: str | None = None
     """What the user wrote or pasted."""
     facts: dict[str, Any] = Field(default_factory=dict)
     """Facts given as if by --fact NAME=VALUE."""
     top_k: int | None = Field(default=None, ge=1)
-    """When set, the cause must also rank within the top k of the whole knowledge base."""
+    """When set, the cause must also rank within the top k of the whole knowledge base (required by rank)."""
     note: str | None = None
+
+    @model_validator(mode="after")
+    def _rank_needs_top_k(self) -> Case:
+        if self.expect.endswith("rank") and self.top_k is None:
+            raise ValueError("expect: rank needs top_k (the cause must rank within the top k)")
+        return self
 
 
 class CasesFile(Strict):
