@@ -64,35 +64,27 @@ def fact_features(record: Record) -> set[str]:
     return out
 
 
-def naive_bayes(train: Sequence[Record], features: Callable[[Record], set[str]], alpha: float) -> Ranker:
-    """Naive Bayes over the presence of a few features (for facts), Laplace-smoothed."""
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    per_category = Counter(r.label.category for r in train)
-    for record in train:
-        counts[record.label.category].update(features(record))
+def naive_bayes(
+    train: Sequence[Record], features: Callable[[Record], set[str]], alpha: float, multinomial: bool = False
+) -> Ranker:
+    """Naive Bayes over the features present in a record, Laplace-smoothed.
 
-    def rank(record: Record) -> list[str]:
-        present = features(record)
-        score = {
-            cat: math.log(n) + sum(math.log((counts[cat][f] + alpha) / (n + 2 * alpha)) for f in present)
-            for cat, n in per_category.items()
-        }
-        return sorted(score, key=lambda c: (-score[c], c))
-
-    return rank
-
-
-def multinomial_bayes(train: Sequence[Record], features: Callable[[Record], set[str]], alpha: float) -> Ranker:
-    """Multinomial naive Bayes over present terms (for text: many terms, most absent from any one report)."""
+    ``multinomial=False`` (for facts, a few features): P(feature | category) is the share of the
+    category's records that have it. ``multinomial=True`` (for text: many terms, most absent from any
+    one report): the share of the category's term occurrences, over the terms seen in training.
+    """
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     per_category = Counter(r.label.category for r in train)
     for record in train:
         counts[record.label.category].update(features(record))
     vocabulary = {f for c in counts.values() for f in c}
-    denominator = {cat: math.log(sum(c.values()) + alpha * len(vocabulary)) for cat, c in counts.items()}
+    denominator = {
+        cat: math.log(sum(counts[cat].values()) + alpha * len(vocabulary) if multinomial else n + 2 * alpha)
+        for cat, n in per_category.items()
+    }
 
     def rank(record: Record) -> list[str]:
-        present = features(record) & vocabulary
+        present = features(record) & vocabulary if multinomial else features(record)
         score = {
             cat: math.log(n) + sum(math.log(counts[cat][f] + alpha) - denominator[cat] for f in present)
             for cat, n in per_category.items()
@@ -141,7 +133,9 @@ def main() -> int:
     records = [r for r in load_corpus() if r.split == "dev" and r.scope == "in"]
     results = {
         "majority": score(records, cross_validated(records, majority)),
-        "text-nb": score(records, cross_validated(records, lambda tr: multinomial_bayes(tr, text_features, 0.3))),
+        "text-nb": score(
+            records, cross_validated(records, lambda tr: naive_bayes(tr, text_features, 0.3, multinomial=True))
+        ),
         "similar": score(records, similar_alone(records)),
         "facts-nb": score(records, cross_validated(records, lambda tr: naive_bayes(tr, fact_features, 0.2))),
     }
