@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from triage.engine.scoring import Scorer, logit, probabilities
+from triage.engine.scoring import Item, Scorer, logit, probabilities
 from triage.facts import Fact, FactSet, Source
 from triage.kb.models import Cause
 
@@ -52,6 +52,17 @@ def test_unknown_adds_nothing_and_is_reported():
     assert s.score == pytest.approx(logit(0.1))
     assert s.unknown == {"batch_size", "phase"}
     assert not s.fired
+
+
+def test_similar_reports_reorder_but_never_make_a_cause_likely_on_their_own():
+    c = cause()
+    vote = Item("similar", "3 of the 10 most similar solved public reports ended with this kind of cause", 2.5, "true")
+    own = Scorer({"c": c}, "").score_one(c, facts(batch_size=8))  # logit(0.1) + 2.0 = -0.20: not likely
+    voted = Scorer({"c": c}, "", extra={"c": [vote]}).score_one(c, facts(batch_size=8))
+    assert voted.score == pytest.approx(own.score + 2.5)  # the vote ranks the cause higher
+    assert voted.score > 0 and not voted.fired  # but this run's evidence alone is below even odds
+    backed = Scorer({"c": c}, "batch_size=8", extra={"c": [vote]}).score_one(c, facts(batch_size=8))
+    assert backed.fired  # the run's own words lift it: likely, with or without the vote
 
 
 def test_false_condition_counts_against():

@@ -78,8 +78,14 @@ class Scored:
 
     @property
     def fired(self) -> bool:
-        """Whether the evidence makes the cause more likely than not."""
-        return not self.excluded and self.score >= FIRE_THRESHOLD
+        """Whether this run's evidence makes the cause more likely than not.
+
+        The votes of similar solved reports reorder causes (they are in ``score``) but are not
+        evidence about this run, so they never make a cause likely on their own: a version in a
+        bug's range plus "3 similar reports were version bugs" does not make that bug likely.
+        """
+        own = self.score - sum(i.weight for i in self.items if i.kind == "similar")
+        return not self.excluded and own >= FIRE_THRESHOLD
 
 
 def _leaf_facts(ev: Evidence) -> tuple[str, ...]:
