@@ -49,3 +49,14 @@ def test_a_misread_fact_lowers_precision_and_an_unsaid_one_only_recall() -> None
     assert gpu.wrong == [("https://example.invalid/1", "RTX 3090", "RTX 4090")]
     assert tallies["batch_size"].right == 1
     assert total(tallies).precision == pytest.approx(2 / 3)
+
+
+def test_lora_on_a_4bit_base_is_the_thread_s_qlora() -> None:
+    kb = api.knowledge()
+    records = [
+        _record("LoRA on llama-7b loaded with load_in_4bit=True runs out of memory", finetune_method="qlora"),
+        _record("LoRA on llama-7b in fp16 runs out of memory", finetune_method="qlora"),  # no 4-bit base: not QLoRA
+    ]
+    method = compare(kb, records)["finetune_method"]
+    assert (method.read, method.right) == (2, 1)
+    assert method.wrong == [("https://example.invalid/1", "qlora", "lora")]

@@ -133,6 +133,8 @@ def compare(kb: KnowledgeBase, records: Iterable[Record]) -> dict[str, Tally]:
             if got is None:
                 continue
             tally.read += 1
+            if name == "finetune_method" and got == "lora" and facts.value("quantization") == "4bit":
+                got = "qlora"  # LoRA on a 4-bit base, read as two facts, is what a thread calls QLoRA
             thread_size = _size(next((f.value for f in taken.facts if f.name == "model_params_b"), None))
             read_size = _size(facts.value("model_params_b") if "model_params_b" in facts else None)
             if agree(name, answer, got, thread_size, read_size):
