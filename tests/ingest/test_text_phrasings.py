@@ -29,6 +29,12 @@ def facts(text: str) -> dict[str, object]:
         ("the process gets Killed while the shards load", "phase", "loading"),
         ("I cannot load the qwen2-vl-72b model at all", "phase", "loading"),
         ("加载到第5个分片时就爆了", "phase", "loading"),
+        # loading for inference: the load is what failed; loading done before what failed is not the phase
+        ("推理的时候加载模型就爆显存了", "phase", "loading"),
+        ("For inference I load Qwen2-72B; OOM while loading the model", "phase", "loading"),
+        ("after loading the model, inference runs out of memory", "phase", "generation"),
+        ("loading the model works fine, but inference OOMs", "phase", "generation"),
+        ("模型加载完成后推理时爆显存", "phase", "generation"),
         ("it fails in the step function of the optimizer", "phase", "optimizer"),
         # how memory moved
         ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),

@@ -27,6 +27,7 @@ def facts(text: str) -> dict[str, object]:
         ("Got an OOM error after the training finished, not sure why.", "phase", "saving"),
         ("合并 llama 和 lora 模型的时候，加载模型过程中就断开了", "phase", "merging"),
         ("Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.", "phase", "loading"),
+        ("推理时模型加载Killed了，有人遇到过吗，训练是没问题的", "phase", "loading"),
         # host RAM, said in words
         ("进行chatglm2 ptuning时，sh train.sh超内存", "error_kind", "host_oom"),
         ("Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.", "error_kind", "host_oom"),

@@ -462,6 +462,7 @@ _PHASES = (
         "generation",
         r"\b(?:during|while|when|in|for|at)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
         r"\b(?:oom|out of memory|crash(?:es)?)\s+on\s+inference\b|"
+        r"\binference\s+(?:runs?\s+out\s+of\s+(?:gpu\s+)?memory|ooms?|crash(?:es|ed)?|fails?)\b|"
         r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
         r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
         r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
@@ -525,6 +526,23 @@ _PHASES = (
     ),
 )
 _PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _PHASES)
+_LOADING = dict(_PHASE_PATTERNS)["loading"]
+#: Loading said as done before what failed: "after loading the model", "模型加载完成后", "once it loaded".
+_LOADED_BEFORE = re.compile(r"\b(?:after|once|finished|successfully)\s+(?:\w+\s+){0,2}$", _I)
+_LOADED_FINE = re.compile(
+    r"^\W{0,3}(?:\w+\s+){0,3}?(?:is|was|works?|worked|went|goes|loads?)\s+(?:fine|ok|okay|well|normally)\b|"
+    r"^[^，。,；;]{0,6}(?:完成|成功|正常|没问题|好了)",
+    _I,
+)
+
+
+def _fails_while_loading(line: str) -> bool:
+    """Whether the line says the model's loading is what failed, not a step before what failed."""
+    m = _LOADING.search(line)
+    if m is None:
+        return False
+    before, after = line[max(0, m.start() - 30) : m.start()], line[m.end() : m.end() + 30]
+    return _LOADED_BEFORE.search(before) is None and _LOADED_FINE.search(after) is None
 
 
 _GPU_NAMES = "|".join(model_patterns())
@@ -1346,6 +1364,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             ddp = (number, said_ddp.group(0))
         for phase, phase_pattern in _PHASE_PATTERNS:
             if phase_pattern.search(line):
+                if phase == "loading" and not _fails_while_loading(line):
+                    continue  # "after loading the model, inference OOMs": the load came before what failed
+                if phase in ("generation", "loading") and _fails_while_loading(line):
+                    phase = "loading"  # "推理时模型加载Killed了": the load before inference is what failed
+                    if "phase" in out and out["phase"].raw == "generation":
+                        del out["phase"]  # the title said inference, the post says the load failed
                 if phase != "training" and "phase" in out and out["phase"].raw == "training":
                     del out["phase"]  # "trying to fine-tune ..., then it OOMs when eval starts": the part it names
                 put([("phase", phase)], number, line)
