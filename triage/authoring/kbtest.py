@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 from triage.api import analyse, build_session, facts_from_mapping
 from triage.engine.diagnose import Diagnosis, RankedCause
@@ -61,7 +62,7 @@ def run_case(kb: KnowledgeBase, cause_id: str, case: Case, similar: bool = False
     """
     facts = facts_from_mapping(kb, case.facts, Source("case", excerpt=case.name))
     session = build_session(kb, symptoms=[case.symptom or ""], facts=facts)
-    diagnosis = analyse(kb, session, index=None if similar else Index(())).diagnosis
+    diagnosis = analyse(kb, session, index=None if similar else _no_corpus()).diagnosis
     live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
     target = next(rc for rc in diagnosis.causes if rc.id == cause_id)
     rank = next((i for i, rc in enumerate(live, 1) if rc.id == cause_id), None)
@@ -80,6 +81,12 @@ def run_case(kb: KnowledgeBase, cause_id: str, case: Case, similar: bool = False
         passed = not fired
         reason = "stayed silent" if passed else f"fired (score {target.scored.score:+.2f}) but must stay silent"
     return CaseResult(cause_id, case, passed, rank, target, diagnosis, reason)
+
+
+@cache
+def _no_corpus() -> Index:
+    """An index without records: no similar report votes."""
+    return Index(())
 
 
 def iter_cases(kb: KnowledgeBase, only: str | None = None) -> Iterator[tuple[str, Case]]:
