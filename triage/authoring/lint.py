@@ -343,7 +343,7 @@ class _Checker:
             return
         ckey = f"cases:{cause.id}"
         expects = {c.expect for c in cases.cases}
-        if not expects & {"fire", "rank"}:
+        if not any(c.shows_cause for c in cases.cases):
             self.add(ckey, ("cases",), "KB010", "no case that must fire or rank", "add a case with expect: fire")
         if "silent" not in expects:
             self.add(ckey, ("cases",), "KB011", "no case that must stay silent", "add a case with expect: silent")
@@ -414,7 +414,7 @@ class _Checker:
 
     def firing_cases(self, cause_id: str) -> int:
         cases = self.kb.cases.get(cause_id)
-        return 0 if cases is None else sum(1 for c in cases.cases if c.expect in ("fire", "rank"))
+        return 0 if cases is None else sum(1 for c in cases.cases if c.shows_cause)
 
     def title(self, key: str, title: Text) -> None:
         for lang, text in (("en", title.en), ("zh", title.zh)):

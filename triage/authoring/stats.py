@@ -212,7 +212,7 @@ def compute(kb: KnowledgeBase) -> Stats:
     few = []
     for cause_id in sorted(kb.causes):
         cases = kb.cases.get(cause_id)
-        fire = sum(1 for c in cases.cases if c.expect in ("fire", "rank")) if cases else 0
+        fire = sum(1 for c in cases.cases if c.shows_cause) if cases else 0
         silent = sum(1 for c in cases.cases if c.expect == "silent") if cases else 0
         if fire < MIN_FIRING_CASES or silent < MIN_SILENT_CASES:
             few.append(f"{cause_id} ({fire} firing or ranking, {silent} silent)")

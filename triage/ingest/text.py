@@ -1364,12 +1364,14 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             ddp = (number, said_ddp.group(0))
         for phase, phase_pattern in _PHASE_PATTERNS:
             if phase_pattern.search(line):
-                if phase == "loading" and not _fails_while_loading(line):
-                    continue  # "after loading the model, inference OOMs": the load came before what failed
-                if phase in ("generation", "loading") and _fails_while_loading(line):
-                    phase = "loading"  # "推理时模型加载Killed了": the load before inference is what failed
-                    if "phase" in out and out["phase"].raw == "generation":
-                        del out["phase"]  # the title said inference, the post says the load failed
+                if phase in ("generation", "loading"):
+                    load_failed = _fails_while_loading(line)
+                    if phase == "loading" and not load_failed:
+                        continue  # "after loading the model, inference OOMs": the load came before what failed
+                    if load_failed:
+                        phase = "loading"  # "推理时模型加载Killed了": the load before inference is what failed
+                        if "phase" in out and out["phase"].raw == "generation":
+                            del out["phase"]  # the title said inference, the post says the load failed
                 if phase != "training" and "phase" in out and out["phase"].raw == "training":
                     del out["phase"]  # "trying to fine-tune ..., then it OOMs when eval starts": the part it names
                 put([("phase", phase)], number, line)

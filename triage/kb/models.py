@@ -387,6 +387,11 @@ class Case(Strict):
     """When set, the cause must also rank within the top k of the whole knowledge base (required by rank)."""
     note: str | None = None
 
+    @property
+    def shows_cause(self) -> bool:
+        """Whether the case must bring its cause out (fire or rank), as opposed to keeping it silent."""
+        return self.expect in ("fire", "rank")
+
     @model_validator(mode="after")
     def _rank_needs_top_k(self) -> Case:
         if self.expect.endswith("rank") and self.top_k is None:
