@@ -813,3 +813,23 @@ def test_a_model_s_version_before_the_cards_is_not_a_machine_count(said: str, co
 )
 def test_a_setting_the_run_has_inside_a_how_question_is_read(said: str, name: str, value: object) -> None:
     assert facts(said)[name] == value
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # deepspeedai/DeepSpeed#2797 (development split): prose after the word "optim" is not an optimizer's name
+        "I know that's only for weights+grads+optim states, but my assumption would be that with offloading",
+        "the optim state is sharded by ZeRO-2",
+    ],
+)
+def test_optim_followed_by_prose_is_not_an_optimizer(said: str) -> None:
+    assert "optimizer" not in facts(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [("--optim paged_adamw_8bit", "paged_adamw_8bit"), ("optim: adafactor", "adafactor"), ("optim sgd", "sgd")],
+)
+def test_an_optimizer_named_after_optim_is_read(said: str, value: str) -> None:
+    assert facts(said)["optimizer"] == value

@@ -1089,6 +1089,10 @@ def _fuzzy_span(low: str, phrase: str) -> tuple[int, int] | None:
     return None if found is None else (found.dest_start, found.dest_end)
 
 
+#: What an optimizer's name contains (HF ``optim`` values, torch and bitsandbytes class names).
+_OPTIMIZER_WORD = re.compile(r"adam|lion|sgd|adafactor|lomo|galore|sophia|rmsprop|adagrad|muon|shampoo|came|apollo", _I)
+
+
 def _inline(m: re.Match[str]) -> list[tuple[str, object]]:
     key = m.group(1).lower()
     raw = m.group(2)
@@ -1098,6 +1102,8 @@ def _inline(m: re.Match[str]) -> list[tuple[str, object]]:
     value: object = re.sub(r"[\u4e00-\u9fff]+$", "", raw).strip("'\",").rstrip(".")
     if isinstance(value, str) and value.isdigit():
         value = int(value)
+    if key == "optim" and not _OPTIMIZER_WORD.search(str(value)):
+        return []  # "the optim states are kept on GPU": prose after the word, not an optimizer's name
     if key in ("target_modules", "lora_target_modules", "modules_to_save") and isinstance(value, str):
         value = [v for v in re.split(r"[\[\],'\"\s]+", value) if v] or value
     try:
