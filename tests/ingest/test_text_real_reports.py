@@ -28,6 +28,12 @@ def facts(text: str) -> dict[str, object]:
         ("合并 llama 和 lora 模型的时候，加载模型过程中就断开了", "phase", "merging"),
         ("Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.", "phase", "loading"),
         ("推理时模型加载Killed了，有人遇到过吗，训练是没问题的", "phase", "loading"),
+        # inference named with what went wrong, or what was inferred
+        ("利用4张80G A100，加载10s的视频，推理失败，提示显存不够，是什么原因", "phase", "generation"),
+        ("部署后，前两张卡跑满，后两张卡几乎无占用，推理就会报显存溢出。", "phase", "generation"),
+        ("MiniCPM-V2.5 推理显存暴涨10多G", "phase", "generation"),
+        ("通过swift部署了Qwen2.5_vl之后，模型随着推理次数增加，显存不断增加", "phase", "generation"),
+        ("我是用qwen2.5-vl-7b推理一个小时的长视频，使用4张24", "phase", "generation"),
         # host RAM, said in words
         ("进行chatglm2 ptuning时，sh train.sh超内存", "error_kind", "host_oom"),
         ("Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.", "error_kind", "host_oom"),
@@ -833,3 +839,15 @@ def test_optim_followed_by_prose_is_not_an_optimizer(said: str) -> None:
 )
 def test_an_optimizer_named_after_optim_is_read(said: str, value: str) -> None:
     assert facts(said)["optimizer"] == value
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # development-split reports whose threads say the failure was in training, not inference
+        "我现在的文章稳定在2w字左右，其实这个长度推理是没问题的，但是做微调就立马爆",
+        "目前打算在V100 16G 4卡微调，但是报错，推理没有问题。",
+    ],
+)
+def test_inference_said_to_work_is_not_the_phase(said: str) -> None:
+    assert facts(said).get("phase") != "generation"
