@@ -28,6 +28,11 @@ def facts(text: str) -> dict[str, object]:
         ("合并 llama 和 lora 模型的时候，加载模型过程中就断开了", "phase", "merging"),
         ("Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.", "phase", "loading"),
         ("推理时模型加载Killed了，有人遇到过吗，训练是没问题的", "phase", "loading"),
+        # the clause says fine-tuning is what ran out of memory
+        ("OOM when fine-tune BART for summarization", "phase", "training"),
+        ("Finetune提示out of memory", "phase", "training"),
+        ("7b/6b模型 全参数 会溢出。", "phase", "training"),
+        ("I fine-tuned llama and now inference runs out of memory", "phase", "generation"),
         # inference named with what went wrong, or what was inferred
         ("利用4张80G A100，加载10s的视频，推理失败，提示显存不够，是什么原因", "phase", "generation"),
         ("部署后，前两张卡跑满，后两张卡几乎无占用，推理就会报显存溢出。", "phase", "generation"),

@@ -525,7 +525,11 @@ _PHASES = (
         r"(?:训练|微调|精调)[^，。,；;完后前]{0,10}?(?:爆显存|显存(?:不足|不够|溢出|爆)|oom|out of memory)|"
         r"\b(?:try(?:ing)?|tried|attempt(?:ing)?|attempted)\s+to\s+(?:full[- ]?)?(?:train|fine[- ]?tune|finetune|pre-?train)\b|"
         r"\b(?:training|fine[- ]?tuning|finetuning)\s+(?:always\s+|still\s+|just\s+)?(?:crash(?:es|ed)?|fail(?:s|ed)?|dies|died|oom(?:s|ed)?|"
-        r"runs?\s+out|ran\s+out|goes\s+oom|went\s+oom|stops?|stopped|throws|threw)\b",
+        r"runs?\s+out|ran\s+out|goes\s+oom|went\s+oom|stops?|stopped|throws|threw)\b|"
+        # the clause says fine-tuning is what ran out: "fine-tuning llama-7b runs out of memory", "OOM when fine-tune BART"
+        r"\b(?:fine[- ]?tun(?:e|ing)|finetun(?:e|ing))\b[^,.;!?()]{0,50}?\b(?:oom|out\s+of\s+memory|runs?\s+out\s+of\s+(?:gpu\s+)?memory|ran\s+out\s+of\s+(?:gpu\s+)?memory)\b|"
+        r"\b(?:oom|out\s+of\s+memory)\s+(?:error\s+)?(?:when|while|during|for)\s+(?:i\s+)?(?:fine[- ]?tun\w*|finetun\w*)\b|"
+        r"(?:训练|微调|精调|全参数?|全量)[^，。,；;完后前]{0,20}?(?:溢出|爆了)|(?:finetune|fine-tune|sft)\s*(?:提示|报)\s*(?:oom|out of memory|显存)",
     ),
 )
 _PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _PHASES)
