@@ -33,6 +33,10 @@ def facts(text: str) -> dict[str, object]:
         ("Finetune提示out of memory", "phase", "training"),
         ("7b/6b模型 全参数 会溢出。", "phase", "training"),
         ("I fine-tuned llama and now inference runs out of memory", "phase", "generation"),
+        ("qwen2-vl微调报错 显存不足错误，请问是参数设置不正确，还是真的是显存需要较大", "phase", "training"),
+        ("多卡训练一直报OutOfMemoryError: CUDA out of memory.怎么回事", "phase", "training"),
+        ("Long data length cause Cuda ouf of memory when DPO training", "phase", "training"),
+        ("Can not finetune, OOM on v100 with batchsize 6", "phase", "training"),
         # inference named with what went wrong, or what was inferred
         ("利用4张80G A100，加载10s的视频，推理失败，提示显存不够，是什么原因", "phase", "generation"),
         ("部署后，前两张卡跑满，后两张卡几乎无占用，推理就会报显存溢出。", "phase", "generation"),
