@@ -33,7 +33,7 @@ def facts(text: str) -> dict[str, object]:
         ("Finetune提示out of memory", "phase", "training"),
         ("7b/6b模型 全参数 会溢出。", "phase", "training"),
         ("I fine-tuned llama and now inference runs out of memory", "phase", "generation"),
-        ("qwen2-vl微调报错 显存不足错误，请问是参数设置不正确，还是真的是显存需要较大", "phase", "training"),
+        ("2张卡训练报错 一直报torch.cuda.OutOfMemoryError: CUDA out of memory", "phase", "training"),
         ("多卡训练一直报OutOfMemoryError: CUDA out of memory.怎么回事", "phase", "training"),
         ("Long data length cause Cuda ouf of memory when DPO training", "phase", "training"),
         ("Can not finetune, OOM on v100 with batchsize 6", "phase", "training"),
