@@ -28,6 +28,9 @@ def facts(text: str) -> dict[str, object]:
         ("合并 llama 和 lora 模型的时候，加载模型过程中就断开了", "phase", "merging"),
         ("Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.", "phase", "loading"),
         ("推理时模型加载Killed了，有人遇到过吗，训练是没问题的", "phase", "loading"),
+        # a model named between "加载" and the failure; a start-up that fails
+        ("启动app, 加载Qwen-72B-chat LLM model 出现OOM", "phase", "loading"),
+        ("但是直接用web页面跑，会oom启动失败", "phase", "loading"),
         # the clause says fine-tuning is what ran out of memory
         ("OOM when fine-tune BART for summarization", "phase", "training"),
         ("Finetune提示out of memory", "phase", "training"),

@@ -506,7 +506,11 @@ _PHASES = (
         r"\bmodel\s+loading\b|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|begins|started)\b|"
         r"加载[^，。,；;完后]{0,20}?(?:时候?|的时候|阶段|过程中)|(?:加载|载入|读取)(?:模型)?(?:权重|参数)(?:时|的时候|阶段)?|"
         r"(?:一|刚)加载就|加载(?:就|直接)(?:爆|oom|报错|溢出)|from_pretrained\s*(?:时|的时候|阶段)|"
-        r"(?:还没|没有?)(?:来得及)?加载完|加载(?:完成?)?(?:之前|前)|加载到一半|\bbefore\s+(?:the\s+)?model\s+(?:even\s+)?(?:finishes|finished)\s+loading\b",
+        r"(?:还没|没有?)(?:来得及)?加载完|加载(?:完成?)?(?:之前|前)|加载到一半|\bbefore\s+(?:the\s+)?model\s+(?:even\s+)?(?:finishes|finished)\s+loading\b|"
+        # a model named between 加载 and the failure: "加载Qwen-72B-chat LLM model 出现OOM"; a start-up that fails
+        r"加载\s*[a-z][\w.\-/]*(?:\s*(?:llm\s*)?(?:model|模型))?\s*(?:时|的时候)?\s*(?:就)?\s*(?:出现|报错?|爆)?\s*"
+        r"(?:oom|显存不足|显存不够|爆显存|out\s*of\s*memory)|(?:oom|爆显存|显存不足)\s*(?:导致)?启动失败|启动(?:时|的时候)?就\s*(?:oom|爆显存|显存不足)|"
+        r"\b(?:oom|out\s+of\s+memory)\s+(?:on|at|during)\s+(?:start-?up|launch)\b",
     ),
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
     (
