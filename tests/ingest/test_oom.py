@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,3 +126,16 @@ def test_generated_21_messages_round_trip(req, cap, free, alloc, unalloc):
     assert report is not None
     assert report.requested == int(float(f"{req:.2f}") * MiB)
     assert report.reserved_unallocated == int(float(f"{unalloc:.2f}") * GiB)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a development record (corpus): the kill lands on the checkpoint-loading progress bar's line
+        "Loading checkpoint shards: 0%| | 0/2 [00:00<?, ?it/s]Killed",
+        "Loading checkpoint shards:  50%|█████     | 1/2 [00:10<00:10, 10.1s/it]Killed",
+        "[1]+  Killed                  python train.py",
+    ],
+)
+def test_killed_after_a_progress_bar_or_job_number_is_host_ram(line):
+    assert facts_of(line)["error_kind"] == "host_oom"

@@ -63,7 +63,12 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "host_oom",
         "sigkill",
     ),
-    (re.compile(r"^\s*Killed\s*$|^\s*Killed\s+\S|(?<!\d)\d+\s+Killed\s+\S|: Killed$"), "host_oom", "killed"),
+    # also glued to a progress bar ("0/2 [00:00<?, ?it/s]Killed") or after a shell job number ("[1]+  Killed")
+    (
+        re.compile(r"^\s*Killed\s*$|^\s*Killed\s+\S|(?<!\d)\d+\s+Killed\s+\S|: Killed$|\]\+?\s*Killed(?:\s|$)"),
+        "host_oom",
+        "killed",
+    ),
 )
 
 _TAKE_LINES = 8

@@ -1104,7 +1104,9 @@ def _fuzzy_span(low: str, phrase: str) -> tuple[int, int] | None:
 
 
 #: What an optimizer's name contains (HF ``optim`` values, torch and bitsandbytes class names).
-_OPTIMIZER_WORD = re.compile(r"adam|lion|sgd|adafactor|lomo|galore|sophia|rmsprop|adagrad|ademamix|muon|shampoo|apollo", _I)
+_OPTIMIZER_WORD = re.compile(
+    r"adam|lion|sgd|adafactor|lomo|galore|sophia|rmsprop|adagrad|ademamix|muon|shampoo|apollo", _I
+)
 
 
 def _inline(m: re.Match[str]) -> list[tuple[str, object]]:
