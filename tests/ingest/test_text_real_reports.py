@@ -863,3 +863,53 @@ def test_an_optimizer_named_after_optim_is_read(said: str, value: str) -> None:
 )
 def test_inference_said_to_work_is_not_the_phase(said: str) -> None:
     assert facts(said).get("phase") != "generation"
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        # a command line's flags, with underscores or hyphens, quoted values and a backquoted key
+        ("    --output_dir outputdir \\\n    --batch_size 1 \\\n    --token_batch 10 \\", "batch_size", 1),
+        ("- `--batch-size 1`\n- `--lora-layers 16`", "batch_size", 1),
+        ('The batch size are: batch_size="1" eval_batch_size="1"', "batch_size", 1),
+        ("I've tried to minimize the `per_device_train_batch_size` to 1 but still run into it.", "batch_size", 1),
+        ("- global_train_batch_size = 1 - device_train_microbatch_size = 1", "batch_size", 1),
+        # Chinese: "all set to", "already is"
+        ("MODEL_MAX_Length设置为1024，max_slice_nums设置为1，batch_size都为1。", "batch_size", 1),
+        ("没有使用lora和ptv2，training batch size已经是1了，9w条对话", "batch_size", 1),
+        # the method said by a flag, a script's name or "全量训练"
+        ("python llava/train/train.py \\\n    --lora_enable True \\", "finetune_method", "lora"),
+        ("    --tensor_parallel_degree 2 \\\n    --lora True", "finetune_method", "lora"),
+        ("    --use_lora 'true'  \\", "finetune_method", "lora"),
+        ("按照官方提供的脚本执行：bash finetune_cogagent_lora.sh", "finetune_method", "lora"),
+        ("--sft_type lora --tuner_backend peft", "finetune_method", "lora"),
+        ("finetune/finetune_qlora_single_gpu.sh: line 39: 2810536 Killed。", "finetune_method", "qlora"),
+        ("全量训练的时候修改什么参数，能降低显存的使用", "finetune_method", "full"),
+        ("qwen1.5-4b全量训练8*80G显卡batch设为1会爆显存", "finetune_method", "full"),
+        # an evaluation harness evaluates; its batch is the evaluation batch
+        ("lm_eval --model hf \\\n\t--tasks mmlu \\\n\t--batch_size 32 \\", "eval_batch_size", 32),
+        ("lm_eval --model hf \\\n\t--tasks mmlu \\\n\t--batch_size 32 \\", "phase", "evaluation"),
+        ("when MMLU eval, num_few_shot=5, more GPU overhead", "phase", "evaluation"),
+    ],
+)
+def test_flags_and_plain_words_of_development_reports(said: str, name: str, value: object) -> None:
+    assert str(facts(said)[name]) == str(value)  # as written; typed when it becomes a fact
+
+
+@pytest.mark.parametrize(
+    ("said", "absent"),
+    [
+        ("--eval-batch-size 8", "batch_size"),
+        ("全量数据训练", "finetune_method"),
+        ("--lora False", "finetune_method"),
+        ("lm_eval --model hf --tasks mmlu --batch_size 32", "batch_size"),
+        ("see https://github.com/EleutherAI/lm-evaluation-harness/issues/1", "phase"),
+    ],
+)
+def test_what_those_readings_leave_alone(said: str, absent: str) -> None:
+    assert absent not in facts(said)
+
+
+def test_a_phase_the_post_states_wins_over_the_harness_command() -> None:
+    read = facts("lm_eval --model hf --tasks mmlu_pro --batch-size 1\ncrashes during generation:")
+    assert read["phase"] == "generation"

@@ -429,6 +429,7 @@ RULES: dict[str, Rule] = {
     "train_micro_batch_size_per_gpu": to_int("batch_size"),
     "micro_batch_size": to_int("batch_size"),
     "batch_size": to_int("batch_size"),
+    "device_train_microbatch_size": to_int("batch_size"),  # llm-foundry
     "gradient_accumulation_steps": to_int("grad_accum"),
     "gradient_accumulation": to_int("grad_accum"),
     "max_length": to_int("max_length"),
@@ -490,6 +491,8 @@ RULES: dict[str, Rule] = {
     "lora_dropout": _dropout,
     "use_peft": _use_peft,
     "finetuning_type": _finetuning_type,
+    "sft_type": _finetuning_type,  # ms-swift before 3.0
+    "train_type": _finetuning_type,  # ms-swift 3
     "adapter": _axolotl_adapter,
     "deepspeed": _deepspeed,
     "zero_optimization": _zero,

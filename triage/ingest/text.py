@@ -24,7 +24,7 @@ _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one be
 #: Chinese verbs that set a value to a new one: "batch_size调到1", "cutoff_len从4096降到2048".
 _CHANGED_TO = "调到|调成|调为|调整为|调整到|改成|改为|改到|降到|降低到|降为|减到|减小到|减少到"
 _SEP = (
-    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|为|是|设为|设置为|设成|设置成|设到|到|已经|"
+    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|(?:都|均|也|已经?)?(?:为|是|设为|设置为|设成|设置成|设到|到)|已经|"
     r"(?:都)?(?:已经?)?(?:" + _CHANGED_TO + r")了?|"
     r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?"
     r"(?:set(?:ting)?|reduc(?:ed|ing|e)|lower(?:ed|ing)?|decreas(?:ed|ing|e)|drop(?:ped|ping)?|cut(?:ting)?)\s+"
@@ -42,10 +42,14 @@ INLINE_KEYS = (
     "bf16", "fp16", "use_cache", "deepspeed", "eval_strategy", "evaluation_strategy", "do_eval", "padding",
     "target_modules", "lora_target_modules", "modules_to_save", "train_micro_batch_size_per_gpu",
     "per_gpu_train_batch_size", "max_source_length", "seq_length", "max_completion_length", "stage",
+    "device_train_microbatch_size", "sft_type", "train_type",
 )  # fmt: skip
 _INLINE = re.compile(
-    r"(?<![\w.])(?:--)?(" + "|".join(sorted(INLINE_KEYS, key=len, reverse=True)) + r")\b"
-    r"[\"']?(?:(?:\s*[=:：]\s*|\s*(?:降低|减小|调小|改小|减少|调整|改|调|设置?)?(?:到|为|成)\s*|"
+    # a command line's flag may spell the key with hyphens ("--batch-size 1", "--max-length 2048")
+    r"(?<![\w.-])(?:--)?("
+    + "|".join(k.replace("_", "[_-]") for k in sorted(INLINE_KEYS, key=len, reverse=True))
+    + r")\b"
+    r"[\"'`]?(?:(?:\s*[=:：]\s*|\s*(?:都|均|已经?)?(?:降低|减小|调小|改小|减少|调整|改|调|设置?)?(?:到|为|成)\s*|"
     r"\s*是\s*|\s+(?:(?:lowered|reduced|decreased|changed|set)\s+)?to\s+|\s+)(?!-)"
     # a comma continues a list value ("q_proj,v_proj") but ends a keyword argument ("...,trust_remote_code=True")
     r"((?:[\w./+\-\[\]'\"]|,(?![\w.]+\s*=))+))?",
@@ -456,7 +460,10 @@ _PHASES = (
         r"评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时|"
         r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)|"
         r"\b(?:zero|few)[- ]shot\s+eval\w*|\brunning\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,3}evaluation\b|"
-        r"\bevaluation_loop\b|\btrainer\.(?:evaluate|predict)\b|\bpredict\(\)|(?:做|跑|进行)?(?:模型)?(?:的)?评测|(?:做|跑|进行)评估",
+        r"\bevaluation_loop\b|\btrainer\.(?:evaluate|predict)\b|\bpredict\(\)|(?:做|跑|进行)?(?:模型)?(?:的)?评测|(?:做|跑|进行)评估|"
+        # an evaluation tool's command, or a benchmark named before "eval": "opencompass run ...", "when MMLU eval"
+        r"(?<![\w/-])(?:opencompass|evalscope)\s+(?:run\s+)?(?:--|\w+\.py)|"
+        r"\b(?:when|while|during)\s+(?:running\s+)?(?:the\s+)?[A-Z][\w-]*\s+eval(?:uation|uating)?\b",
     ),
     (
         "generation",
@@ -588,10 +595,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: [("eval_batch_size", m.group("n") or m.group("z"))],
     ),
     (
-        r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )"
+        # "--batch_size 1" and "--batch-size 1" on a command line; a quoted value ('batch_size="1"')
+        r"(?:(?<![\w-])|(?<=(?<![\w-])--))(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )"
         r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?(?:batch[ _-]?size|\bbs\b|批(?:次|量)?大小|批大小)"
         + _SEP
-        + r"(?P<n>\d+)\b",
+        + r"[\"']?(?P<n>\d+)\b",
         _simple("batch_size"),
     ),
     # "batch 4", "a batch of 8" (but not "batch 4/100" or "batch 4 of 100", which count batches)
@@ -723,7 +731,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"(?<![qQ\w-])LoRA\b", _unless_negated(_simple("finetune_method", "lora"))),
     (
         r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|\bfully\s+fine[- ]?tun(?:e|ing)|"
-        r"\bfull[- ]param(?:eter)?s?\b|全参(?:数)?(?:微调)?|全量微调|全部参数|"
+        r"\bfull[- ]param(?:eter)?s?\b|全参(?:数)?(?:微调)?|全量(?:微调|训练|精调|更新|ft|sft|fine-?tun\w*)|全部参数|"
         r"\bfull[- ](?:parameters?|params?|model|weights?)\s+(?:training|fine[- ]?tun\w*|sft|updates?)\b|"
         r"\btrain(?:ing)?\s+(?:a|the)\s+full\s+(?:\d+(?:\.\d+)?\s*b\s+)?model\b|"
         r"\b(?:continue[ds]?|continual|further)\s+pre-?train(?:ing)?\b|\bpre-?train(?:ing)?\s+(?:a|the|my)\b|"
@@ -981,8 +989,15 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # LoRA said by its flags or a script's name: "--lora_rank 4", "baichuan_lora_tuning.py", "..._finetune_lora.sh"
     (
         r"(?<![\w-])--?lora_(?:rank|r|alpha|target|dropout)\b|(?<![\w.])lora_(?:rank|alpha)\s*[:=]|"
-        r"\b\w*(?:_lora_(?:tun|train|finetun|sft)\w*|(?:finetune|train|sft|tuning)_lora)\w*\.(?:sh|py)\b",
+        r"\b\w*(?:_lora_(?:tun|train|finetun|sft)\w*|(?:finetune|train|sft|tuning)\w*_lora)\w*\.(?:sh|py)\b|"
+        # its switch on a command line: "--use_lora true", "--lora_enable True", "--lora True"
+        r"(?<![\w-])--(?:use_lora|lora_enable|lora)\b\s*[=:]?\s*['\"]?(?:true|1)\b",
         _unless_negated(_simple("finetune_method", "lora")),
+    ),
+    # QLoRA by a script's name: "finetune_qlora_single_gpu.sh", "qlora_finetune"
+    (
+        r"\b\w*(?:(?:finetune|train|sft|tuning)\w*_qlora|qlora_(?:finetune|train|sft|tuning))\w*(?:\.(?:sh|py))?\b",
+        _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")]),
     ),
     # quantization said in Chinese with its bits: "--quatization_bit 4 进行量化", "量化到int4", "8位的量化"
     (
@@ -1110,7 +1125,7 @@ _OPTIMIZER_WORD = re.compile(
 
 
 def _inline(m: re.Match[str]) -> list[tuple[str, object]]:
-    key = m.group(1).lower()
+    key = m.group(1).lower().replace("-", "_")
     raw = m.group(2)
     if raw is None or raw.lower() in ("and", "or", "to", "is"):
         return RULES[key](True) if key in _BOOL_FLAG and m.group(0).startswith("--") else []
@@ -1299,6 +1314,10 @@ def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     return cut is None or _STILL_FAILED.match(rest, cut.end()) is None
 
 
+#: An evaluation harness's command: "lm_eval --model hf ... --batch_size 32" evaluates, it does not train.
+_HARNESS = re.compile(r"(?<![\w/-])lm[_-]eval\b(?!uation)|\bsimple_evaluate\(", _I)
+
+
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
@@ -1317,6 +1336,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the text says the card's memory ran out ("显存不够"): then a bare 内存 means the card's too."""
     rl_context = False
     """Where the text says several processes share the work, used when no other scheme is named."""
+    harness = False
+    """Whether the text runs an evaluation harness (``lm_eval``): its ``--batch_size`` is the evaluation batch."""
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
         for name, value in pairs:
@@ -1330,6 +1351,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     for number, raw_line in lines:
         if _SKIP_LINE.search(raw_line):
             continue
+        harness = harness or _HARNESS.search(raw_line) is not None
         oom = _OOM_START.search(raw_line)
         if oom is not None:
             # a pasted PyTorch message's figures are not the user's words: drop the message; a bare
@@ -1462,6 +1484,17 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         del out[
             "error_kind"
         ]  # "GPU内存占用也会增加，内存会溢出", "报内存不够，应该是显存不够": their 内存 is the card's
+    if harness and "phase" not in out:
+        put([("phase", "evaluation")], 1, "lm_eval", "an evaluation harness runs no training")
+    if harness and "batch_size" in out and "eval_batch_size" not in out:
+        said = out.pop("batch_size")
+        out["eval_batch_size"] = Found(
+            "eval_batch_size",
+            said.raw,
+            said.line,
+            said.excerpt,
+            "an evaluation harness's batch size is its evaluation batch",
+        )
     _per_card(out)
     fixed.pop("resolved_by", None)
     # a setting the failing run already had is not what changed ("zero3 OOMs, zero3 with offload runs")
