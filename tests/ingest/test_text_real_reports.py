@@ -913,3 +913,22 @@ def test_what_those_readings_leave_alone(said: str, absent: str) -> None:
 def test_a_phase_the_post_states_wins_over_the_harness_command() -> None:
     read = facts("lm_eval --model hf --tasks mmlu_pro --batch-size 1\ncrashes during generation:")
     assert read["phase"] == "generation"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Why does the model quantization prompt KILLED at the end?",
+        "it seems like using HQQModelForCausalLM.from_pretrained cant load the model using device_map or load in GPU "
+        "causing the computer crash due to not enough RAM.",
+        "the script just shows Killed",
+        "RAM is not enough to load the shards",
+    ],
+)
+def test_host_ram_said_in_words_of_development_reports(said: str) -> None:
+    assert facts(said)["error_kind"] == "host_oom"
+
+
+@pytest.mark.parametrize("said", ["not enough GPU memory for the batch", "the killed processes were restarted"])
+def test_gpu_memory_or_a_lowercase_killed_in_prose_is_not_host_ram(said: str) -> None:
+    assert facts(said).get("error_kind") != "host_oom"

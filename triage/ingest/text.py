@@ -800,6 +800,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:cpu|host|system)\s+(?:ram|memory)\s+(?:oom|usage|runs?\s+out|ran\s+out|is\s+full|exhausted)|"
         r"\bram\s+(?:oom|runs?\s+out|ran\s+out|is\s+full|exhausted|usage\s+(?:spikes|explodes|goes up))|"
         r"\b(?:was|got|gets|is|be(?:ing)?)\s+killed\b|\bmessage\s+[`'\"]?killed\b|\bray\b[^.]{0,30}\boom\b|"
+        # what the shell printed: "prompt KILLED at the end", "it just shows Killed"
+        r"\b(?:prompts?|shows?|showed|says?|said|prints?|printed|outputs?|displays?|displayed)\s+[`'\"]?killed\b|(?-i:\bKILLED\b)|"
+        r"\bnot\s+enough\s+(?:cpu\s+|host\s+|system\s+)?ram\b|\bnot\s+enough\s+(?:cpu|host|system)\s+memory\b|"
+        r"\b(?:cpu\s+|host\s+|system\s+)?ram\s+(?:is\s+|was\s+)?not\s+enough\b|\binsufficient\s+(?:cpu\s+|host\s+|system\s+)?ram\b|"
         r"\bswap\b[^.]{0,30}(?:full|out of|exhaust)|"
         r"\bkilled\s*(?:了|输出|退出)|出现\s*killed\b|被\s*kill(?:ed)?\b|进程被(?:系统)?杀|\b(?:oom|out of memory)\s+with\s+\d+\s*gb?\s+(?:of\s+)?ram\b",
         _unless_negated(_simple("error_kind", "host_oom")),
