@@ -932,3 +932,44 @@ def test_host_ram_said_in_words_of_development_reports(said: str) -> None:
 @pytest.mark.parametrize("said", ["not enough GPU memory for the batch", "the killed processes were restarted"])
 def test_gpu_memory_or_a_lowercase_killed_in_prose_is_not_host_ram(said: str) -> None:
     assert facts(said).get("error_kind") != "host_oom"
+
+
+@pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        # Chinese "<phase> ... <ran out>" with words between, and the typo 现存 for 显存
+        ("使用finetune_chat.py 微调13B 模型，显存爆了，微调13B需要多少显存", "training"),
+        ("在微调这总是会因为文章内容太长OOM", "training"),
+        ("使用baichuan2-7B-base运行PPO，已经将batch调到最小但是还是爆显存溢出", "training"),
+        ("A100x8x80G dpo train yi34b 显示现存不够", "training"),
+        ("PPO阶段显存一直增长", "training"),
+        ("python finetune.py --test_size 9  训练报错\nOutOfMemoryError", "training"),
+        ("用infer.sh脚本推理长视频（>5min）总是报OOM错误", "generation"),
+        ("在32G GPU上跑aquila-7B推理的示例代码显示out of memory", "generation"),
+        ("本地知识库只能问一个问题，问第二个就出现：torch.cuda.OutOfMemoryError", "generation"),
+        ("合并QLoRA权重报Cuda out of memory", "merging"),
+        ("代码添加了int8量化，启动的时候还是报错现存不足", "loading"),
+        # another phase named first in the sentence is the one that failed
+        ("训练正常，推理时显存不足", "generation"),
+    ],
+)
+def test_chinese_phase_with_words_between_of_development_reports(said: str, phase: str) -> None:
+    assert facts(said)["phase"] == phase
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "其实这个长度推理是没问题的，但是做微调就立马爆",  # inference said to work is not the phase
+        "再使用full或者lora对这个合并的模型继续训sft就会显存溢出了",  # "the merged model" is trained, not merged
+        "模型量化导出报错：torch.cuda.OutOfMemoryError",  # a quantized export calibrates, it does not merge
+    ],
+)
+def test_what_the_chinese_phase_readings_leave_alone(said: str) -> None:
+    assert facts(said).get("phase") not in ("generation", "merging")
+
+
+def test_training_on_and_on_is_a_run_that_trained_first() -> None:
+    read = facts("四卡，batch开32，开了gradient_checkpointing，训着训着会突然OOM")
+    assert read["phase"] == "training"
+    assert read["trained_before_oom"] is True

@@ -446,6 +446,12 @@ def _modules(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("lora_target_modules", ",".join(names))] if names else []
 
 
+#: Up to N characters of one sentence that name no other phase and do not say it went fine, for the
+#: Chinese "<phase> ... <ran out>" readings ("推理长视频（>5min）总是报OOM", "微调13B 模型，显存爆了").
+_ZH_GAP = r"(?:(?!推理|生成|评估|评测|验证|训|微调|sft|加载|保存|合并|导出|没问题|没有问题|正常|可以|完|后|前)[^。；;\n]){0,%d}?"
+#: The Chinese ways to say the card ran out, with the common typo 现存 for 显存.
+_ZH_RAN_OUT = r"(?:oom|out\s*of\s*memory|爆显存|爆现存|(?:显存|现存)(?:不足|不够|溢出|爆|炸|超)|显存溢出)"
+
 _PHASES = (
     (
         "evaluation",
@@ -478,14 +484,18 @@ _PHASES = (
         r"(?:开始|一)聊天|聊天(?:时|的时候|过程中)|\b(?:web|cli|chat)_demo\.py\b|"
         # "视频推理失败", "推理就会报显存溢出", "推理显存暴涨", "随着推理次数增加", "推理baichuan-13b"; not "推理没有问题"
         r"推理(?:就|会|时|也)?\s*(?:会)?\s*(?:报|出现)?\s*(?:oom|爆显存|显存(?:不足|不够|溢出|暴涨|不断|持续|一直|越用越)|失败|不出来|溢出)|"
-        r"(?:视频|图片|图像|单句|单条|批量|多轮)推理|推理次数|(?:随着|每次)推理|推理\s*(?:一个|一段|一张|一条)|推理\s*(?=[a-z][\w.-]*\d)",
+        r"(?:视频|图片|图像|单句|单条|批量|多轮)推理|推理次数|(?:随着|每次)推理|推理\s*(?:一个|一段|一张|一条)|推理\s*(?=[a-z][\w.-]*\d)|"
+        # "用infer.sh脚本推理长视频（>5min）总是报OOM", "跑aquila-7B推理的示例代码显示out of memory"; "问第二个就出现"
+        r"推理" + _ZH_GAP % 16 + _ZH_RAN_OUT + r"|问(?:第[二两三四五]|两|几)个(?:问题)?就",
     ),
     (
         "merging",
         r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|\bmerg(?:e|ing)\s+(?:the\s+)?"
         r"(?:lora|adapters?|weights|models?|checkpoints?)\b|合并[^。，,；;]{0,20}(?:时|的时候|过程中)|apply_delta|"
         r"save_pretrained_merged|\blora\s+merg(?:e|ing)\b|导出(?:模型|权重|lora)?(?:时|的时候|过程中)|\bllamafactory-cli\s+export\b|"
-        r"\b(?:when|while|during)\s+(?:the\s+)?export(?:ing)?\s+(?:the\s+)?(?:merged\s+)?model\b",
+        r"\b(?:when|while|during)\s+(?:the\s+)?export(?:ing)?\s+(?:the\s+)?(?:merged\s+)?model\b|"
+        # "合并QLoRA权重报Cuda out of memory", "模型量化导出报错"
+        r"(?:合并|(?<!量化)导出)(?![的后好完])" + _ZH_GAP % 16 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")",
     ),
     (
         "saving",
@@ -517,7 +527,8 @@ _PHASES = (
         # a model named between 加载 and the failure: "加载Qwen-72B-chat LLM model 出现OOM"; a start-up that fails
         r"加载\s*[a-z][\w.\-/]*(?:\s*(?:llm\s*)?(?:model|模型))?\s*(?:时|的时候)?\s*(?:就)?\s*(?:出现|报错?|爆)?\s*"
         r"(?:oom|显存不足|显存不够|爆显存|out\s*of\s*memory)|(?:oom|爆显存|显存不足)\s*(?:导致)?启动失败|启动(?:时|的时候)?就\s*(?:oom|爆显存|显存不足)|"
-        r"\b(?:oom|out\s+of\s+memory)\s+(?:on|at|during)\s+(?:start-?up|launch)\b",
+        r"\b(?:oom|out\s+of\s+memory)\s+(?:on|at|during)\s+(?:start-?up|launch)\b|"
+        r"启动(?:的时候|时)" + _ZH_GAP % 8 + r"(?:报错|" + _ZH_RAN_OUT + r")",
     ),
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
     (
@@ -543,7 +554,11 @@ _PHASES = (
         # the clause says fine-tuning is what ran out: "fine-tuning llama-7b runs out of memory", "OOM when fine-tune BART"
         r"\b(?:fine[- ]?tun(?:e|ing)|finetun(?:e|ing))\b[^,.;!?()]{0,50}?\b(?:oom|out\s+of\s+memory|runs?\s+out\s+of\s+(?:gpu\s+)?memory|ran\s+out\s+of\s+(?:gpu\s+)?memory)\b|"
         r"\b(?:oom|out\s+of\s+memory)\s+(?:error\s+)?(?:when|while|during|for)\s+(?:i\s+)?(?:fine[- ]?tun\w*|finetun\w*)\b|"
-        r"(?:训练|微调|精调|全参数?|全量)[^，。,；;完后前]{0,20}?(?:溢出|爆了)|(?:finetune|fine-tune|sft)\s*(?:提示|报)\s*(?:oom|out of memory|显存)",
+        r"(?:训练|微调|精调|全参数?|全量)[^，。,；;完后前]{0,20}?(?:溢出|爆了)|(?:finetune|fine-tune|sft)\s*(?:提示|报)\s*(?:oom|out of memory|显存)|"
+        # "微调13B 模型，显存爆了", "在微调这总是会因为文章内容太长OOM", "运行PPO，...还是爆显存溢出", "dpo train yi34b 显示现存不够"
+        r"(?:训练|微调|精调|(?<![a-z])(?:sft|dpo|ppo|grpo|rlhf)(?![a-z]))" + _ZH_GAP % 20 + _ZH_RAN_OUT + r"|"
+        # "训练报错" closing a line whose pasted message was dropped; "训着训着"
+        r"(?:训练|微调|精调)(?:时|的时候)?\s*(?:一直|总是)?\s*(?:报错|出错)\s*[:：]?\s*$|训着训着|(?:ppo|dpo|grpo|rlhf|奖励模型)\s*(?:阶段|训练)",
     ),
 )
 _PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _PHASES)
@@ -866,7 +881,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # the run trained for some steps first: "跑几步就爆", "crashes after a few steps", "after 300 iterations"
     (
-        r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|几百|几千|上百|上千|数百|数千|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|"
+        r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|几百|几千|上百|上千|数百|数千|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|训着训着|跑着跑着|"
         r"\b(?:after|for)\s+(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|many|\d+)\s+(?:training\s+)?"
         r"(?:steps|iterations|batches|epochs)\b",
         _unless_negated(_simple("trained_before_oom", True)),
