@@ -973,3 +973,22 @@ def test_training_on_and_on_is_a_run_that_trained_first() -> None:
     read = facts("四卡，batch开32，开了gradient_checkpointing，训着训着会突然OOM")
     assert read["phase"] == "training"
     assert read["trained_before_oom"] is True
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "我在加载了模型问答后，随着我问答的次数增多，GPU的显存会一直慢慢增加",
+        "Game starts fine but after my story gets longer I get this error and I'm unable to progress further.",
+        "CUDA out of memory - during a conversation",
+        "a regular generate script barely fits into L4 with 24 GB, a chat script throws an OOM error.",
+        "I tried to enlarge the rollout number, but got OOM error. large rollout.n encounter OOM in training.",
+        "loaded a few models available on the standard list and chatted for a bit with the bot",
+    ],
+)
+def test_a_chat_that_goes_on_or_rollouts_are_generation(said: str) -> None:
+    assert facts(said)["phase"] == "generation"
+
+
+def test_chatting_about_something_is_not_generation() -> None:
+    assert facts("I chatted with my colleague about the training setup").get("phase") != "generation"

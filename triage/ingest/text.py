@@ -486,7 +486,16 @@ _PHASES = (
         r"推理(?:就|会|时|也)?\s*(?:会)?\s*(?:报|出现)?\s*(?:oom|爆显存|显存(?:不足|不够|溢出|暴涨|不断|持续|一直|越用越)|失败|不出来|溢出)|"
         r"(?:视频|图片|图像|单句|单条|批量|多轮)推理|推理次数|(?:随着|每次)推理|推理\s*(?:一个|一段|一张|一条)|推理\s*(?=[a-z][\w.-]*\d)|"
         # "用infer.sh脚本推理长视频（>5min）总是报OOM", "跑aquila-7B推理的示例代码显示out of memory"; "问第二个就出现"
-        r"推理" + _ZH_GAP % 16 + _ZH_RAN_OUT + r"|问(?:第[二两三四五]|两|几)个(?:问题)?就",
+        r"推理"
+        + _ZH_GAP % 16
+        + _ZH_RAN_OUT
+        + r"|问(?:第[二两三四五]|两|几)个(?:问题)?就|(?:随着|每次)(?:我|用户)?的?(?:提问|问答|对话|聊天)|"
+        # a chat that goes on: "during a conversation", "with each successive prompt", "chatted for a bit", "in chat mode"
+        r"\b(?:during|in)\s+(?:a|the)\s+(?:conversation|chat)\b|\bchat(?:ted|ting)\s+(?:for\s+a\s+(?:bit|while|few)|with\s+(?:the\s+|my\s+)?(?:bot|model|llm|character|it)\b)|"
+        r"\b(?:each|every)\s+(?:successive|new|subsequent)\s+(?:prompt|message|reply|turn|question)\b|\bin\s+chat\s+mode\b|"
+        r"\bchat\s+script\b|\bafter\s+(?:my|the)\s+(?:story|conversation|chat|context)\s+(?:gets|got|grows|grew)\s+longer\b|"
+        # an RL trainer's rollouts are generation: "large rollout.n encounter OOM", "OOM during rollout"
+        r"\b(?:during|in|at)\s+(?:the\s+)?rollouts?\b|\brollout\s+(?:phase|stage)\b|\brollout\.n\b",
     ),
     (
         "merging",
