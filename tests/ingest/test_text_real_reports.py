@@ -992,3 +992,8 @@ def test_a_chat_that_goes_on_or_rollouts_are_generation(said: str) -> None:
 
 def test_chatting_about_something_is_not_generation() -> None:
     assert facts("I chatted with my colleague about the training setup").get("phase") != "generation"
+
+
+def test_a_couple_of_optimization_steps_is_a_run_that_trained_first() -> None:
+    said = "The training happens for a couple of optimization steps, after which I seem to get an OOM."
+    assert facts(said)["trained_before_oom"] is True

@@ -891,7 +891,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # the run trained for some steps first: "跑几步就爆", "crashes after a few steps", "after 300 iterations"
     (
         r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|几百|几千|上百|上千|数百|数千|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|训着训着|跑着跑着|"
-        r"\b(?:after|for)\s+(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|many|\d+)\s+(?:training\s+)?"
+        r"\b(?:after|for)\s+(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|many|\d+)\s+(?:training\s+|optimi[sz]ation\s+|optimi[sz]er\s+|gradient\s+)?"
         r"(?:steps|iterations|batches|epochs)\b",
         _unless_negated(_simple("trained_before_oom", True)),
     ),
