@@ -469,7 +469,9 @@ _PHASES = (
         r"\bevaluation_loop\b|\btrainer\.(?:evaluate|predict)\b|\bpredict\(\)|(?:做|跑|进行)?(?:模型)?(?:的)?评测|(?:做|跑|进行)评估|"
         # an evaluation tool's command, or a benchmark named before "eval": "opencompass run ...", "when MMLU eval"
         r"(?<![\w/-])(?:opencompass|evalscope)\s+(?:run\s+)?(?:--|\w+\.py)|"
-        r"\b(?:when|while|during)\s+(?:running\s+)?(?:the\s+)?[A-Z][\w-]*\s+eval(?:uation|uating)?\b",
+        r"\b(?:when|while|during)\s+(?:running\s+)?(?:the\s+)?[A-Z][\w-]*\s+eval(?:uation|uating)?\b|"
+        # "trying to evaluate `sarvam-1` model on MMLU dataset", "进行大规模数据evaluation"
+        r"\b(?:trying|tried|try|attempting)\s+to\s+evaluate\b|(?:进行|做|跑)[^，。,；;]{0,10}(?:evaluation|评估|评测)",
     ),
     (
         "generation",
@@ -504,7 +506,8 @@ _PHASES = (
         r"save_pretrained_merged|\blora\s+merg(?:e|ing)\b|导出(?:模型|权重|lora)?(?:时|的时候|过程中)|\bllamafactory-cli\s+export\b|"
         r"\b(?:when|while|during)\s+(?:the\s+)?export(?:ing)?\s+(?:the\s+)?(?:merged\s+)?model\b|"
         # "合并QLoRA权重报Cuda out of memory", "模型量化导出报错"
-        r"(?:合并|(?<!量化)导出)(?![的后好完])" + _ZH_GAP % 16 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")",
+        r"(?:合并|(?<!量化)导出)(?![的后好完])" + _ZH_GAP % 16 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")|"
+        r"\b(?:in|at|during)\s+the\s+merg(?:e|ing)\s+(?:step|stage|phase)\b",
     ),
     (
         "saving",
@@ -890,7 +893,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # the run trained for some steps first: "跑几步就爆", "crashes after a few steps", "after 300 iterations"
     (
-        r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|几百|几千|上百|上千|数百|数千|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|训着训着|跑着跑着|"
+        r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|几百|几千|上百|上千|数百|数千|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|训着训着|跑着跑着|一段时间(?:之?后|以后)|"
+        r"\b\d+\s*(?:hours?|hrs?|minutes?|mins?)\s+later\b|\bafter\s+(?:about\s+|around\s+)?\d+\s*(?:hours?|hrs?)\s+of\s+training\b|"
         r"\b(?:after|for)\s+(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|many|\d+)\s+(?:training\s+|optimi[sz]ation\s+|optimi[sz]er\s+|gradient\s+)?"
         r"(?:steps|iterations|batches|epochs)\b",
         _unless_negated(_simple("trained_before_oom", True)),
