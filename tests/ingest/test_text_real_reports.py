@@ -1003,10 +1003,10 @@ def test_a_couple_of_optimization_steps_is_a_run_that_trained_first() -> None:
     ("said", "name", "value"),
     [
         ("While attempting to fine-tune llama-3 70b I ran into an OOM issue in the merge step.", "phase", "merging"),
-        ("I was trying to evaluate `sarvamai/sarvam-1` model on MMLU dataset. I am running into Cuda OOM", "phase", "evaluation"),
+        ("I was trying to evaluate `sarvamai/sarvam-1` model on MMLU dataset.", "phase", "evaluation"),
         ("使用trainer进行大规模数据evaluation，一段时间后报错out of memory", "phase", "evaluation"),
         ("使用trainer进行大规模数据evaluation，一段时间后报错out of memory", "trained_before_oom", True),
-        ("it shows only take 18GB, while 3 hours later, I found it show errors with cuda_out_of_memory", "trained_before_oom", True),
+        ("it shows only take 18GB, while 3 hours later, I found it show errors", "trained_before_oom", True),
     ],
 )
 def test_merge_step_evaluation_and_hours_later_of_development_reports(said: str, name: str, value: object) -> None:
