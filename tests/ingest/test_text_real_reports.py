@@ -1011,3 +1011,23 @@ def test_a_couple_of_optimization_steps_is_a_run_that_trained_first() -> None:
 )
 def test_merge_step_evaluation_and_hours_later_of_development_reports(said: str, name: str, value: object) -> None:
     assert facts(said)[name] == value
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "您好，我复现您的代码，训练进行到30step左右时，就会OOM",
+        "训llama3-70b（长度8192）训到一半的时候OOM了",
+        "都是训练了一定的步骤才会出现",
+    ],
+)
+def test_chinese_runs_that_trained_first_of_development_reports(said: str) -> None:
+    assert facts(said)["trained_before_oom"] is True
+
+
+def test_the_more_it_trains_the_more_memory_is_growth() -> None:
+    assert facts("DPO越训显存占用越大直到爆显存")["memory_growth"] == "growing"
+
+
+def test_step_zero_is_not_a_run_that_trained_first() -> None:
+    assert "trained_before_oom" not in facts("训练进行到0步就OOM")

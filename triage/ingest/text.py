@@ -795,7 +795,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"\b(?:HF|huggingface|transformers)\s+Trainer\b|\bSeq2SeqTrainer\b", _simple("framework", "hf_trainer")),
     (
         r"(?:显存|内存|memory|vram)\s*(?:占用)?\s*(?:一直|不断|持续|逐步|每一?步都?)\s*(?:在)?\s*(?:涨|上涨|增长|增加|变大)|"
-        r"(?:显存|memory)[^,，。.]{0,12}越来越(?:大|多|高)|"
+        r"(?:显存|memory)[^,，。.]{0,12}越来越(?:大|多|高)|越(?:训|跑|用|推理)[^，。,；;]{0,10}越(?:大|多|高)|"
         r"\bmemory\s+(?:keeps?|kept)\s+(?:growing|increasing|climbing|going up|rising)|"
         r"\b(?:grows?|increases?|climbs?)\s+(?:a\s+(?:bit|little)\s+)?(?:every|each)\s+(?:step|iteration|batch)|"
         r"\bsteadily\s+(?:increasing|growing|climbing)",
@@ -894,6 +894,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # the run trained for some steps first: "跑几步就爆", "crashes after a few steps", "after 300 iterations"
     (
         r"(?:跑|训练)(?:了)?\s*(?:几|十几|几十|几百|几千|上百|上千|数百|数千|没几|没多少)\s*(?:个)?\s*(?:步|steps?|epochs?|轮|iter)|训着训着|跑着跑着|一段时间(?:之?后|以后)|"
+        # "训练进行到30step左右时", "训到一半的时候", "训练了一定的步骤才会出现"
+        r"(?:训练|训|跑)(?:进行)?到\s*第?\s*[1-9]\d*\s*(?:个)?\s*(?:steps?|步|轮|epochs?|iters?)|训(?:练)?到一半|训练了一定(?:的)?(?:步骤|步数|时间)|"
         r"\b\d+\s*(?:hours?|hrs?|minutes?|mins?)\s+later\b|\bafter\s+(?:about\s+|around\s+)?\d+\s*(?:hours?|hrs?)\s+of\s+training\b|"
         r"\b(?:after|for)\s+(?:a\s+)?(?:few|couple(?:\s+of)?|several|some|many|\d+)\s+(?:training\s+|optimi[sz]ation\s+|optimi[sz]er\s+|gradient\s+)?"
         r"(?:steps|iterations|batches|epochs)\b",
