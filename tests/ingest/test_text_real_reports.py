@@ -1031,3 +1031,22 @@ def test_the_more_it_trains_the_more_memory_is_growth() -> None:
 
 def test_step_zero_is_not_a_run_that_trained_first() -> None:
     assert "trained_before_oom" not in facts("训练进行到0步就OOM")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I have downloaded the model, but there is a 'killed' error after running it.",
+        "`Loading checkpoint shards:   0%|          | 0/3 [00:00<?, ?it/s]`\n`Killed`",
+        'After several minutes, I receive the message: "Your session crashed after using all available RAM."',
+        "the computer's memory(no cuda memory) keeps increasing, and the program is eventually killed.",
+        "The model BlinkDL/rwkv-4-pile-14b runs out of memory on HF with 32 GB RAM CPU",
+    ],
+)
+def test_more_host_ram_kills_of_development_reports(said: str) -> None:
+    assert facts(said)["error_kind"] == "host_oom"
+
+
+@pytest.mark.parametrize("said", ["the process killed by the user was restarted", "a killed process"])
+def test_killed_as_an_adjective_is_not_a_host_ram_kill(said: str) -> None:
+    assert facts(said).get("error_kind") != "host_oom"

@@ -830,6 +830,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # what the shell printed: "prompt KILLED at the end", "it just shows Killed"
         r"\b(?:prompts?|shows?|showed|says?|said|prints?|printed|outputs?|displays?|displayed)\s+[`'\"]?killed\b|(?-i:\bKILLED\b)|"
         r"\bnot\s+enough\s+(?:cpu\s+|host\s+|system\s+)?ram\b|\bnot\s+enough\s+(?:cpu|host|system)\s+memory\b|"
+        # "a 'killed' error", a bare "`Killed`" line, "is eventually killed", Colab's "session crashed after using all available RAM"
+        r"[`'\"]killed[`'\"]\s*(?:error|message)?|^\W*killed\W*$|\b(?:is|was|got|gets|being)\s+(?:eventually|then|finally|just|simply)\s+killed\b|"
+        r"\bafter\s+using\s+all\s+(?:the\s+)?available\s+ram\b|"
+        r"\b(?:oom|out\s+of\s+memory)\b[^.;]{0,24}\bwith\s+\d+\s*g(?:b|ib)?\s+(?:of\s+)?(?:cpu\s+|host\s+|system\s+)?ram\b|"
         r"\b(?:cpu\s+|host\s+|system\s+)?ram\s+(?:is\s+|was\s+)?not\s+enough\b|\binsufficient\s+(?:cpu\s+|host\s+|system\s+)?ram\b|"
         r"\bswap\b[^.]{0,30}(?:full|out of|exhaust)|"
         r"\bkilled\s*(?:了|输出|退出)|出现\s*killed\b|被\s*kill(?:ed)?\b|进程被(?:系统)?杀|\b(?:oom|out of memory)\s+with\s+\d+\s*gb?\s+(?:of\s+)?ram\b",
