@@ -1050,3 +1050,15 @@ def test_more_host_ram_kills_of_development_reports(said: str) -> None:
 @pytest.mark.parametrize("said", ["the process killed by the user was restarted", "a killed process"])
 def test_killed_as_an_adjective_is_not_a_host_ram_kill(said: str) -> None:
     assert facts(said).get("error_kind") != "host_oom"
+
+
+def test_the_phase_named_first_in_a_line_wins() -> None:
+    said = (
+        "I ran into an OOM issue in the merge step. This left me in the situation where the LoRA adapter was "
+        "trained and saved but not merged yet, so I couldn't use the model for inference."
+    )
+    assert facts(said)["phase"] == "merging"
+
+
+def test_training_said_with_the_part_that_failed_is_that_part() -> None:
+    assert facts("训练的时候，一到eval_step设置的步数就爆OOM了")["phase"] == "evaluation"

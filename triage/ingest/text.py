@@ -584,6 +584,17 @@ _LOADED_FINE = re.compile(
 )
 
 
+def _phases_in_order(line: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The phase readings in the order the line names them ("OOM in the merge step ... for inference": merging),
+    training last: a line that names a part of the run and also says it was training means that part."""
+    found = []
+    for rank, (phase, pattern) in enumerate(_PHASE_PATTERNS):
+        hit = pattern.search(line)
+        if hit is not None:
+            found.append((phase == "training", hit.start(), rank, phase, pattern))
+    return [(phase, pattern) for *_, phase, pattern in sorted(found)]
+
+
 def _fails_while_loading(line: str) -> bool:
     """Whether the line says the model's loading is what failed, not a step before what failed."""
     m = _LOADING.search(line)
@@ -1444,7 +1455,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         said_ddp = _DDP.search(line) if ddp is None else None
         if said_ddp is not None and not negated(line, said_ddp.start()):
             ddp = (number, said_ddp.group(0))
-        for phase, phase_pattern in _PHASE_PATTERNS:
+        for phase, phase_pattern in _phases_in_order(line):
             if phase_pattern.search(line):
                 if phase in ("generation", "loading"):
                     load_failed = _fails_while_loading(line)
