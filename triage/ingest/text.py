@@ -1536,12 +1536,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     if harness and "phase" not in out:
         put([("phase", "evaluation")], 1, "lm_eval", "an evaluation harness runs no training")
     if harness and "batch_size" in out and "eval_batch_size" not in out:
-        said = out.pop("batch_size")
+        batch = out.pop("batch_size")
         out["eval_batch_size"] = Found(
             "eval_batch_size",
-            said.raw,
-            said.line,
-            said.excerpt,
+            batch.raw,
+            batch.line,
+            batch.excerpt,
             "an evaluation harness's batch size is its evaluation batch",
         )
     _per_card(out)
