@@ -1062,3 +1062,19 @@ def test_the_phase_named_first_in_a_line_wins() -> None:
 
 def test_training_said_with_the_part_that_failed_is_that_part() -> None:
     assert facts("训练的时候，一到eval_step设置的步数就爆OOM了")["phase"] == "evaluation"
+
+
+@pytest.mark.parametrize(
+    ("said", "size"),
+    [
+        ("internlm2_7b_chat必须要40G显存吗？", 7.0),
+        ("llamafactory-cli train examples/train_full/qwen2_7b_full_sft_ds3.yaml", 7.0),
+        ("the max batch size is already set to 1, and the model is 'torchtune.models.llama2.llama2_7b'.", 7.0),
+    ],
+)
+def test_a_model_size_joined_by_an_underscore_of_development_reports(said: str, size: float) -> None:
+    assert facts(said)["model_params_b"] == size
+
+
+def test_an_optimizer_name_with_bits_is_not_a_model_size() -> None:
+    assert "model_params_b" not in facts("--optim paged_adamw_8bit")

@@ -1115,6 +1115,11 @@ _MOE_IN_NAME = re.compile(r"(?<![\d.])(\d+)\s*[xX×]\s*(\d+)\s*[bB](?![a-zA-Z])"
 _MODEL_GLUED = re.compile(
     r"(?<![\w/.-])(llama|qwen|baichuan|vicuna|bloomz?|falcon|internlm|yi|mistral)(\d+(?:\.\d+)?)[bB](?![\w.])", _I
 )
+#: A family and its size joined by an underscore, as scripts and configs name them: "internlm2_7b_chat",
+#: "examples/train_full/qwen2_7b_full_sft_ds3.yaml", "torchtune.models.llama2.llama2_7b", "llama2_7b.sh".
+_MODEL_UNDERSCORED = re.compile(
+    r"(?<![A-Za-z0-9])(" + _MODEL_FAMILIES + r")(\d*(?:\.\d+)?)_(\d+(?:\.\d+)?)[bB](?![A-Za-z0-9])", _I
+)
 #: Families released in one size only, named without it: "chatglm2就爆显存" (ChatGLM-6B, ChatGLM2-6B, ChatGLM3-6B).
 _ONE_SIZE_FAMILIES = {"chatglm": ("chatglm-6b", 6.0)}
 _SIZE_OF_FAMILY = re.compile(r"(?<![\w/.-])(chatglm[23]?)(?![\w.]|-\d|\s*-?\s*\d+(?:\.\d+)?\s*[bB]\b)", _I)
@@ -1625,6 +1630,15 @@ def _models(line: str) -> tuple[list[tuple[str, object]], str, bool]:
             [("model_name", name), ("model_params_b", float(glued.group(2)))],
             name,
             _worked(line, glued.start(), glued.end()),
+        )
+    underscored = _MODEL_UNDERSCORED.search(line)
+    if underscored is not None:
+        family, version, size = underscored.groups()
+        name = f"{family.lower()}{version}-{size}b"
+        return (
+            [("model_name", name), ("model_params_b", float(size))],
+            underscored.group(0),
+            _worked(line, underscored.start(), underscored.end()),
         )
     bare = _SIZE_OF_FAMILY.search(line)
     if bare is not None:
