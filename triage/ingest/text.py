@@ -1633,10 +1633,10 @@ def _models(line: str) -> tuple[list[tuple[str, object]], str, bool]:
         )
     underscored = _MODEL_UNDERSCORED.search(line)
     if underscored is not None:
-        family, version, size = underscored.groups()
-        name = f"{family.lower()}{version}-{size}b"
+        family, version, billions = underscored.groups()
+        name = f"{family.lower()}{version}-{billions}b"
         return (
-            [("model_name", name), ("model_params_b", float(size))],
+            [("model_name", name), ("model_params_b", float(billions))],
             underscored.group(0),
             _worked(line, underscored.start(), underscored.end()),
         )
