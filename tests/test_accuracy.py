@@ -20,22 +20,25 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: against 0.41 / 0.57 at its start: corpus/README.md).
 #: Lowered again for the development split on 2026-12-03 (fifth session) when 154 unseen records joined (479
 #: development, 288 held-out): they score lower than the older ones (0.34 / 0.49 at the join, unseen).
+#: Raised in the eighth session (2026-12-04), when 97 unseen records joined (669 development, 386 held-out;
+#: they scored 0.333 / 0.556 and 0.314 / 0.486 unseen): held-out 0.412 / 0.554, development 0.435 / 0.604.
 FLOORS = {
-    ("heldout", "top3"): 0.52,
-    ("heldout", "top1"): 0.37,
-    ("dev", "top3"): 0.57,
-    ("dev", "top1"): 0.40,
+    ("heldout", "top3"): 0.53,
+    ("heldout", "top1"): 0.39,
+    ("dev", "top3"): 0.59,
+    ("dev", "top1"): 0.42,
 }
 #: The same floors for the first post's body without its title (the measure until 2026-12-03). Development
 #: top-3 lowered from 0.55 to 0.53 in the sixth session, when 112 unseen records joined (549 development, 326
 #: held-out): development body-only 0.390 / 0.546 with them (they scored 0.36 / 0.45 and 0.24 / 0.33 unseen).
 #: Development top-1 lowered from 0.37 to 0.36 in the seventh session, when 100 unseen records joined (619
 #: development, 356 held-out; they scored 0.31 / 0.41 and 0.29 / 0.50 unseen): body-only 0.368 / 0.543.
+#: Development top-1 raised from 0.36 to 0.38 in the eighth session (body-only 0.399 / 0.550 on 669).
 BODY_ONLY_FLOORS = {
     ("heldout", "top3"): 0.46,
     ("heldout", "top1"): 0.30,
     ("dev", "top3"): 0.53,
-    ("dev", "top1"): 0.36,
+    ("dev", "top1"): 0.38,
 }
 
 
