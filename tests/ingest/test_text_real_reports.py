@@ -1078,3 +1078,47 @@ def test_a_model_size_joined_by_an_underscore_of_development_reports(said: str, 
 
 def test_an_optimizer_name_with_bits_is_not_a_model_size() -> None:
     assert "model_params_b" not in facts("--optim paged_adamw_8bit")
+
+
+@pytest.mark.parametrize(
+    ("said", "resolved_by", "failing"),
+    [
+        # development records: a fix's title names the change and what it is for (gke-labs/open-rl#99,
+        # foundation-model-stack/fms-hf-tuning#592)
+        (
+            "Enable gradient checkpointing to prevent OOM on long training sequences\n"
+            "Without gradient checkpointing, the backward pass requires retaining all intermediate activation tensors",
+            "gradient_checkpointing",
+            {"gradient_checkpointing": False},
+        ),
+        ("fix: Disable caching in transformers via `use_cache` flag to avoid", "use_cache", {"use_cache": True}),
+        # the same in Chinese, in our words
+        ("开启梯度检查点来减少显存占用", "gradient_checkpointing", {}),
+        # a post whose "Solution" part says what fixed it (gke-labs/open-rl#99's layout)
+        (
+            "### Problem\nTraining crashes with CUDA OOM on A100 80GB\n### Solution\n"
+            "Enable gradient checkpointing on the PEFT model in `create_adapter`",
+            "gradient_checkpointing",
+            {},
+        ),
+    ],
+)
+def test_a_line_that_tells_the_fix_is_evidence_not_the_run(said: str, resolved_by: str, failing: dict) -> None:
+    got = facts(said)
+    assert got.get("resolved_by") == resolved_by
+    for name, value in failing.items():
+        assert got.get(name) == value
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I enabled gradient checkpointing to save memory, but it still OOMs",  # the run's own setting, with a purpose
+        "我开启了梯度检查点来减少显存，还是爆显存",
+        "Use gradient checkpointing with batch size 4 on my 3090, CUDA out of memory",  # no purpose: a statement
+    ],
+)
+def test_a_setting_with_a_purpose_in_the_users_voice_is_the_runs(said: str) -> None:
+    got = facts(said)
+    assert got.get("gradient_checkpointing") is True
+    assert "resolved_by" not in got

@@ -1268,6 +1268,45 @@ _FIX_BEFORE = re.compile(
 )
 
 
+#: A line that opens by telling what to change ("Enable gradient checkpointing to prevent OOM", "fix: disable
+#: use_cache to avoid ...", "[trainer] Set eval accumulation steps to avoid ..."), as a fix's title does.
+_IMPERATIVE_HEAD = re.compile(
+    r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?"
+    r"(?:(?:enable|use|add|set|turn\s+on|switch\s+to|apply|pass|disable|remove|drop|turn\s+off|lower|reduce)\s+|"
+    r"(?:设置|开启|打开|启用|使用|加上|关闭|关掉|去掉|禁用)\s*)[^.;:!?\n。；：]{0,60}$",
+    _I,
+)
+#: The purpose right after that setting: "... to prevent OOM", "... to avoid running out of memory", "以避免爆显存".
+_FOR_MEMORY = re.compile(
+    r"[^.;!?\n。；]{0,80}?(?:\bto\s+(?:prevent|avoid|fix|reduce|save|lower|cut|free|resolve|solve)\b|"
+    r"(?:以|来|从而)(?:防止|避免|减少|节省|降低|解决))",
+    _I,
+)
+#: A heading that opens the part of a post saying what fixed it: "### Solution", "**Workaround:**", "解决方法：".
+_FIX_HEADING = re.compile(
+    r"^\s*(?:#{1,6}\s*|\*\*)?(?:solution|proposed\s+(?:solution|fix|change)s?|the\s+fix|fix|workaround|"
+    r"how\s+(?:i|we)\s+(?:fixed|solved)\s+it|解决方案|解决办法|解决方法)\s*(?:\*\*)?\s*[:：]?\s*(?:\*\*)?\s*$",
+    _I,
+)
+#: Any other heading, which ends that part.
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S|\*\*[^*]{1,60}\*\*\s*[:：]?\s*$)")
+
+
+#: A line that opens by taking a setting away: "Disable caching via `use_cache` to avoid ...".
+_TAKE_AWAY = re.compile(
+    r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?(?:disable|remove|drop|turn\s+off)\b"
+    r"|^\s*(?:关闭|关掉|去掉|禁用)",
+    _I,
+)
+
+
+def tells_a_fix(line: str, start: int, end: int) -> bool:
+    """Whether the line tells what to change to fix it, naming this setting: "Enable gradient checkpointing to
+    prevent OOM on long sequences". Only a line that opens with the change: "I enabled gradient checkpointing
+    to save memory" is the run's own setting."""
+    return _IMPERATIVE_HEAD.match(line[:start]) is not None and _FOR_MEMORY.match(line, end) is not None
+
+
 #: A model named right after saying it worked: "I was able to fine-tune 7B ...", "I can use deepseek-vl-7b",
 #: "我用7B可以跑". Only the model: the GPU in the same clause is usually the same one that later ran out.
 _WORKED_MODEL = re.compile(
@@ -1402,9 +1441,16 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if name not in out:
                 out[name] = Found(name, value, number, excerpt(said), note)
 
+    in_fix = False
+    """Whether the lines read are under a heading that says what fixed it ("### Solution")."""
     for number, raw_line in lines:
         if _SKIP_LINE.search(raw_line):
             continue
+        if _FIX_HEADING.match(raw_line):
+            in_fix = True
+            continue
+        if in_fix and _HEADING.match(raw_line):
+            in_fix = False
         harness = harness or _HARNESS.search(raw_line) is not None
         oom = _OOM_START.search(raw_line)
         if oom is not None:
@@ -1423,7 +1469,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         for m in _INLINE.finditer(line):
             if negated(line, m.start()) or hypothetical(line, m.start(), m.end()):
                 continue
-            if describes_a_fix(line, m.end(), m.start()):
+            if in_fix or tells_a_fix(line, m.start(), m.end()) or describes_a_fix(line, m.end(), m.start()):
                 fixed.update(_inline(m))
                 fix_line = fix_line or number
             else:
@@ -1435,8 +1481,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 span = _fuzzy_span(low, toggle.phrase)
             if span is None or hypothetical(line, *span):
                 continue
-            if describes_a_fix(line, span[1], span[0]):
-                if toggle.off and _REMOVED.search(line[max(0, span[0] - 40) : span[0]]):
+            told = in_fix or tells_a_fix(line, *span)
+            if told or describes_a_fix(line, span[1], span[0]):
+                if toggle.off and (
+                    _REMOVED.search(line[max(0, span[0] - 40) : span[0]])
+                    or (told and _TAKE_AWAY.match(line) and _toggle_state(line, *span) is not True)
+                ):
                     put(toggle.on, number, line)  # taking it away made it work: the failing run had it
                     fixed.update(toggle.off)
                 else:
@@ -1502,7 +1552,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = []
                 if pairs and hypothetical(line, m.start(), m.end()):
                     pairs = [(name, value) for name, value in pairs if name not in _SETTINGS]
-                if pairs and describes_a_fix(line, m.end(), m.start()):
+                if pairs and (
+                    (in_fix and any(name in _SETTINGS for name, _ in pairs))
+                    or tells_a_fix(line, m.start(), m.end())
+                    or describes_a_fix(line, m.end(), m.start())
+                ):
                     fixed.update(pairs)
                     fix_line = fix_line or number
                 elif pairs:
