@@ -366,8 +366,9 @@ _TO_USE = re.compile(
 )
 #: Someone suggesting a setting: "it suggests me to use --gradient_checkpointing", "建议开启".
 _SUGGESTS = re.compile(
-    r"\b(?:suggest|recommend|advise)(?:s|ed|ing)?\s+(?:me\s+|us\s+|you\s+)?(?:to\s+)?(?:use|using|enable|enabling|set|setting|turn|add)\b|"
-    r"建议(?:我|你|大家)?(?:使用|开启|打开|启用|用|设置|加上)",
+    r"\b(?:suggest|recommend|advise)(?:s|ed|ing)?\s+(?:me\s+|us\s+|you\s+)?(?:to\s+)?"
+    r"(?:use|using|enable|enabling|set|setting|turn|add|pass|passing|specify|specifying)\b|"
+    r"建议(?:我|你|大家)?[^，,。；;！？!?]{0,40}?(?:使用|开启|打开|启用|用|设置|加上|指定|传入)",
     _I,
 )
 
