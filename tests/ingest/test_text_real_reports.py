@@ -1122,3 +1122,10 @@ def test_a_setting_with_a_purpose_in_the_users_voice_is_the_runs(said: str) -> N
     got = facts(said)
     assert got.get("gradient_checkpointing") is True
     assert "resolved_by" not in got
+
+
+def test_colossalai_names_its_zero_stage_in_the_strategy() -> None:
+    # a development record (hpcaitech/ColossalAI#3331): the stage, not DeepSpeed
+    got = facts("torchrun --nproc_per_node=4 examples/train_sft.py --strategy colossalai_zero2 --lora_rank 4")
+    assert got["zero_stage"] == "2"
+    assert got.get("distributed") != "deepspeed"

@@ -801,6 +801,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?<![a-z0-9])ds_z([0-3])_(?:offload_)?config\b|\bzero_optimization_stage\s*\.*\s*([0-3])\b",
         _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", next(g for g in m.groups() if g))]),
     ),
+    # ColossalAI's ZeRO strategies ("--strategy colossalai_zero2"): the stage, without DeepSpeed
+    (r"\bcolossalai_zero([12])\b", _unless_negated(lambda m: [("zero_stage", m.group(1))])),
     (r"\bLLaMA[- ]?Factory\b|\bllamafactory\b", _unless_negated(_simple("framework", "llama_factory"))),
     (r"\baxolotl\b", _unless_negated(_simple("framework", "axolotl"))),
     (r"\bunsloth\b", _unless_negated(_simple("framework", "unsloth"))),
