@@ -1129,3 +1129,19 @@ def test_colossalai_names_its_zero_stage_in_the_strategy() -> None:
     got = facts("torchrun --nproc_per_node=4 examples/train_sft.py --strategy colossalai_zero2 --lora_rank 4")
     assert got["zero_stage"] == "2"
     assert got.get("distributed") != "deepspeed"
+
+
+@pytest.mark.parametrize(
+    ("said", "resolved_by", "failing"),
+    [
+        # a development record (facebookresearch/LLM-QAT#16): what it runs only with is the fix
+        ("run run_train.sh correctly only when set model_max_length = 256.", "max_length", None),
+        ("training works only if I use batch_size=1", "batch_size", None),
+        # what it fails only with is the failing run's
+        ("It OOMs only when I set max_length=4096", None, 4096),
+    ],
+)
+def test_runs_only_when_names_the_fix(said: str, resolved_by: str | None, failing: int | None) -> None:
+    got = facts(said)
+    assert got.get("resolved_by") == resolved_by
+    assert got.get("max_length") == failing

@@ -1266,6 +1266,8 @@ _FIX_BEFORE = re.compile(
     r"\bno\s+(?:more\s+)?(?:oom|errors?|crash(?:es)?)\s+(?:when|with|if|after|once)\b|"
     r"\b(?:went\s+away|is\s+gone|disappeared)\s+(?:when|after|once|with|if)\b|\b(?:works?|worked|fits?|runs?)\s+(?:fine\s+)?on\s+(?:an?\s+|the\s+|my\s+)?$|"
     r"\bcan\s+(?:only\s+)?(?:work|run|train|fit)\s+(?:only\s+)?(?:when|with|if|after|once)\b|"
+    r"\b(?:runs?|ran|works?|worked|trains?|trained|fits?)\b[^,;]{0,40}?\bonly\s+(?:when|if|after|once)\s+(?:i\s+|we\s+)?"
+    r"(?:set(?:ting)?|us(?:e|ing)|reduc\w+|lower\w*|chang\w+|decreas\w+)?\s*(?:the\s+)?[\w-]*$|"
     r"(?:改成|换成|改为|改用|换用)[^，,。；;]{0,4}$",
     _I,
 )
