@@ -1145,3 +1145,18 @@ def test_runs_only_when_names_the_fix(said: str, resolved_by: str | None, failin
     got = facts(said)
     assert got.get("resolved_by") == resolved_by
     assert got.get("max_length") == failing
+
+
+@pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        # development records: xtuner's merge command (InternLM/xtuner#482), and a title asking whether a
+        # step supports several cards before the post says where it failed (hiyouga/LlamaFactory#2705)
+        ("xtuner convert merge出现OOM！ 单卡a100", "merging"),
+        ("export 能够支持多张卡加载模型，然后合并LORA adapter 导出吗？\n在 export 合并模型阶段报错", "merging"),
+        # the question is blanked, not the line: what the line states before it still counts
+        ("加载模型的时候就爆显存了，是否支持多卡？", "loading"),
+    ],
+)
+def test_merging_and_a_question_about_support(said: str, phase: str) -> None:
+    assert facts(said)["phase"] == phase

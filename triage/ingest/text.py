@@ -508,7 +508,9 @@ _PHASES = (
         r"\b(?:when|while|during)\s+(?:the\s+)?export(?:ing)?\s+(?:the\s+)?(?:merged\s+)?model\b|"
         # "合并QLoRA权重报Cuda out of memory", "模型量化导出报错"
         r"(?:合并|(?<!量化)导出)(?![的后好完])" + _ZH_GAP % 16 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")|"
-        r"\b(?:in|at|during)\s+the\s+merg(?:e|ing)\s+(?:step|stage|phase)\b",
+        r"\b(?:in|at|during)\s+the\s+merg(?:e|ing)\s+(?:step|stage|phase)\b|"
+        # xtuner's merge command: "xtuner convert merge出现OOM"
+        r"\bconvert\s+merge\b",
     ),
     (
         "saving",
@@ -583,6 +585,11 @@ _LOADED_FINE = re.compile(
     r"^[^，。,；;]{0,6}(?:完成|成功|正常|没问题|好了)",
     _I,
 )
+
+
+#: A Chinese question whether something is supported ("export 能够支持多张卡加载模型...吗？"): the part of the run it
+#: names is what the user asks about, not where the run failed.
+_ASKS_IF_SUPPORTED = re.compile(r"(?:能够|能否|能不能|可不可以|是否)\s*支持[^。！!]{0,60}[吗么]?\s*[？?]")
 
 
 def _phases_in_order(line: str) -> list[tuple[str, re.Pattern[str]]]:
@@ -1515,10 +1522,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         said_ddp = _DDP.search(line) if ddp is None else None
         if said_ddp is not None and not negated(line, said_ddp.start()):
             ddp = (number, said_ddp.group(0))
-        for phase, phase_pattern in _phases_in_order(line):
-            if phase_pattern.search(line):
+        # the part of the run a "是否支持...？" question names is what it asks about: blanked for the phase
+        told = _ASKS_IF_SUPPORTED.sub(lambda m: " " * len(m.group(0)), line)
+        for phase, phase_pattern in _phases_in_order(told):
+            if phase_pattern.search(told):
                 if phase in ("generation", "loading"):
-                    load_failed = _fails_while_loading(line)
+                    load_failed = _fails_while_loading(told)
                     if phase == "loading" and not load_failed:
                         continue  # "after loading the model, inference OOMs": the load came before what failed
                     if load_failed:
