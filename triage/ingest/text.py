@@ -1523,11 +1523,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         if said_ddp is not None and not negated(line, said_ddp.start()):
             ddp = (number, said_ddp.group(0))
         # the part of the run a "是否支持...？" question names is what it asks about: blanked for the phase
-        told = _ASKS_IF_SUPPORTED.sub(lambda m: " " * len(m.group(0)), line)
-        for phase, phase_pattern in _phases_in_order(told):
-            if phase_pattern.search(told):
+        stated = _ASKS_IF_SUPPORTED.sub(lambda m: " " * len(m.group(0)), line)
+        for phase, phase_pattern in _phases_in_order(stated):
+            if phase_pattern.search(stated):
                 if phase in ("generation", "loading"):
-                    load_failed = _fails_while_loading(told)
+                    load_failed = _fails_while_loading(stated)
                     if phase == "loading" and not load_failed:
                         continue  # "after loading the model, inference OOMs": the load came before what failed
                     if load_failed:
