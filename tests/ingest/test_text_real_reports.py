@@ -1160,3 +1160,9 @@ def test_runs_only_when_names_the_fix(said: str, resolved_by: str | None, failin
 )
 def test_merging_and_a_question_about_support(said: str, phase: str) -> None:
     assert facts(said)["phase"] == phase
+
+
+def test_increasing_vram_said_as_an_adjective_is_growth() -> None:
+    # a development record's title (henk717/KoboldAI#508)
+    assert facts("Rapidly Increasing VRAM Use in Chat Mode")["memory_growth"] == "growing"
+    assert facts("steadily growing GPU memory during training")["memory_growth"] == "growing"

@@ -907,7 +907,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         r"(?:显存|内存)(?:占用|使用)?\s*(?:也|还)?\s*(?:在|会)\s*(?:不断|持续|一直)?\s*(?:增加|增长|上涨|上升|变大)|"
         r"\b(?:ram|vram|memory|usage)\s+(?:keeps?|kept)\s+(?:on\s+)?(?:increasing|growing|climbing|rising|going\s+up)|"
-        r"\b(?:memory|vram|ram)(?:\s+usage)?\s+(?:goes|went)\s+up\s+(?:every|each|with|after)\b|\bkeeps?\s+(?:climbing|creeping\s+up)\b",
+        r"\b(?:memory|vram|ram)(?:\s+usage)?\s+(?:goes|went)\s+up\s+(?:every|each|with|after)\b|\bkeeps?\s+(?:climbing|creeping\s+up)\b|"
+        # "Rapidly Increasing VRAM Use in Chat Mode", "steadily growing GPU memory"
+        r"\b(?:rapidly|steadily|constantly|continuously|gradually)\s+(?:increasing|growing|rising|climbing)\s+(?:gpu\s+)?(?:vram|memory|ram)\b",
         _unless_negated(_simple("memory_growth", "growing")),
     ),
     # one jump: "从37G直接飙升到68G", "memory suddenly spikes"
