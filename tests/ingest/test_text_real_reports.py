@@ -1166,3 +1166,19 @@ def test_increasing_vram_said_as_an_adjective_is_growth() -> None:
     # a development record's title (henk717/KoboldAI#508)
     assert facts("Rapidly Increasing VRAM Use in Chat Mode")["memory_growth"] == "growing"
     assert facts("steadily growing GPU memory during training")["memory_growth"] == "growing"
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        # a development record (discuss.huggingface.co T0pp thread): a guess at a tool to try, not the run's
+        ("Is there any other method / existing tool? Maybe DeepSpeed Inference mode supports something similar?", {}),
+        ("Perhaps FSDP would help here?", {}),
+        # a guess at the cause that states the run's own setting is read
+        ("Maybe it is because I use deepspeed zero3?", {"distributed": "deepspeed", "zero_stage": 3}),
+    ],
+)
+def test_a_guessed_tool_in_a_question_is_not_the_runs(said: str, read: dict) -> None:
+    got = facts(said)
+    for name in ("distributed", "zero_stage"):
+        assert got.get(name) == read.get(name)

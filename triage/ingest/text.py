@@ -383,6 +383,12 @@ _SETTINGS = frozenset(
 )  # fmt: skip
 
 
+#: A question that opens with a guess: "Maybe DeepSpeed ... supports it?", "Perhaps FSDP would help?".
+_GUESS_HEAD = re.compile(
+    r"\s*(?:maybe|perhaps|possibly)\s+(?:the\s+|a\s+|using\s+|use\s+|with\s+|try(?:ing)?\s+)?$", _I
+)
+
+
 def hypothetical(line: str, start: int, end: int) -> bool:
     """Whether the setting at ``line[start:end]`` is asked about or suggested, not the run's own.
 
@@ -397,6 +403,8 @@ def hypothetical(line: str, start: int, end: int) -> bool:
         return True
     stop = _SENTENCE_END.search(line, end)
     tail = line[end : stop.end() if stop else len(line)]
+    if _QUESTION_TAIL.search(tail) is not None and _GUESS_HEAD.match(head):
+        return True  # "Maybe DeepSpeed Inference mode supports something similar?": a guess at a tool to try
     asks = _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None
     return asks and _TO_USE.search(head) is not None and _SAYS_WHEN.search(head) is None
 
