@@ -142,7 +142,6 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("显存没有增加", "memory_growth"),
         ("it OOMs at the very first step", "trained_before_oom"),
         ("GPU memory is full", "error_kind"),
-        ("GPU内存一直涨，最后内存溢出", "error_kind"),  # their 内存 is the card's
         ("rank 0 prints the loss", "all_ranks_on_gpu0"),
         ("显存占用了15G", "other_process_bytes"),
         ("trainer.train(resume_from_checkpoint=args.resume_from_checkpoint)", "resume_from_checkpoint"),

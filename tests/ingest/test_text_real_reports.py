@@ -216,7 +216,6 @@ def test_the_part_of_the_run_named_later_wins_over_training() -> None:
         ("multi_card", "gpu_count"),  # 单卡 worked, 多卡 failed: how many not said
         ("multi_card", "gpu_memory_bytes"),  # 20GB spare, not the card's size
         ("spare", "gpu_memory_bytes"),
-        ("neicun_is_gpu", "error_kind"),  # their 内存 is the card's
     ],
 )
 def test_does_not_read_what_real_reports_do_not_say(key: str, name: str) -> None:
@@ -1182,3 +1181,26 @@ def test_a_guessed_tool_in_a_question_is_not_the_runs(said: str, read: dict) -> 
     got = facts(said)
     for name in ("distributed", "zero_stage"):
         assert got.get(name) == read.get(name)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        MORE_DEV_PHRASES["neicun_is_gpu"],  # "报内存不够，应该是显存不够的意思吧": a development record
+        "GPU内存一直涨，最后内存溢出",
+        # a development record (zai-org/ChatGLM3#117): a card and its memory named together
+        "结果跑web_demo.py的时候提示内存不够(1080Ti，11GB内存)。",
+    ],
+)
+def test_neicun_that_is_the_cards_is_a_cuda_oom_not_the_hosts(said: str) -> None:
+    # their 内存 is the card's memory, so what ran out is the card's: a CUDA OOM, and no host RAM size is read
+    got = facts(said)
+    assert got.get("error_kind") == "cuda_oom"
+    assert "host_ram_bytes" not in got
+
+
+def test_a_quantize_call_said_to_make_it_usable_is_the_fix() -> None:
+    # the same record: "把 quantize(4) 加上，没想到真的可用"
+    got = facts("只能死马当做活马医，把 quantize(4) 加上，没想到真的可用，哈哈哈。")
+    assert got.get("resolved_by") == "quantization"
+    assert "quantization" not in got

@@ -196,7 +196,13 @@ def _gpu_memory_mib(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_memory_bytes", int((nominal if abs(nominal - gib) <= 0.06 * nominal else gib) * GiB))]
 
 
+#: A card's name right before a size: "1080Ti，11GB内存" is the card's memory, not the host's.
+_CARD_BEFORE = re.compile(r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*$", re.IGNORECASE)
+
+
 def _ram(m: re.Match[str]) -> list[tuple[str, object]]:
+    if _CARD_BEFORE.search(m.string[max(0, m.start() - 16) : m.start()]):
+        return []
     return [("host_ram_bytes", int(_num(m.group("n")) * GiB))]
 
 
@@ -794,7 +800,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
     (r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b", _unless_negated(_simple("quantization", "4bit"))),
-    (r"\.quantize\(\s*(?:bits\s*=\s*)?([48])\s*\)", lambda m: [("quantization", f"{m.group(1)}bit")]),
+    (r"(?:\.|\b)quantize\(\s*(?:bits\s*=\s*)?([48])\s*\)", lambda m: [("quantization", f"{m.group(1)}bit")]),
     # weights kept in full precision, said in words
     (
         r"\b(?:only\s+)?(?:float32|fp32)\s+(?:is|was)\s+used\b|\b(?:loaded|loads?|loading|runs?|trained|training|kept)\s+(?:in|as|with)\s+"
@@ -1271,7 +1277,9 @@ _FIX = re.compile(
     r"\b(?:it\s+)?(?:was|is)\s+(?:fine|ok(?:ay)?)\s*(?:again|now|then)?\s*$|"
     r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|(?<!不)(?:可以|能)\s*正常\s*(?:跑|运行|训练|微调)|不再(?:报错|爆显存|oom)|"
     r"(?<![不没])能够\s*(?:支持)?\s*(?:正常)?\s*(?:运行|跑|训练)(?!吗|么|\?|？)|"
-    r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)",
+    r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)|"
+    # "把 quantize(4) 加上，没想到真的可用"
+    r"(?:没想到|竟然|居然)?(?:真的|就|也)(?:可用|能用|可以用)(?!吗|么|\?|？)",
     _I,
 )
 #: Words before a setting that say it is what made the run work: "it works once I pass torch_dtype=...".
@@ -1351,7 +1359,8 @@ _FIX_NEXT = re.compile(
     r"\s*(?:then\s+|and\s+)?(?:(?:it|i|we|training|the\s+run|everything|train(?:ing)?\s+step\s*\d+)\s+)?"
     r"(?:(?:can|could)\s+(?:now\s+)?(?:run|train|work|fit)\b|(?:runs?|works?|trains?|fits?)\s+(?:fine|well|ok|perfectly|normally)\b|"
     r"nothing\s+happen|(?:has|had|there\s+is)\s+no\s+(?:problem|issue|oom)|(?:is|was)\s+working\s+(?:fine|well|again)|"
-    r"(?:训练|模型)?(?:就|才|也)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:跑|运行|训练)|(?:就|也)?没(?:有)?(?:问题|报错|出现(?:这个|这种)?(?:问题|情况)|oom|爆))",
+    r"(?:训练|模型)?(?:就|才|也)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:跑|运行|训练)|(?:就|也)?没(?:有)?(?:问题|报错|出现(?:这个|这种)?(?:问题|情况)|oom|爆)|"
+    r"(?:没想到|竟然|居然)?(?:真的|就|也)(?:可用|能用|可以用)(?!吗|么|\?|？))",
     _I,
 )
 
@@ -1387,7 +1396,12 @@ def _one_card(found: Found) -> bool:
 
 
 #: "GPU内存", "显卡内存": a user who calls the card's memory 内存.
-_GPU_NEICUN = re.compile(r"(?:gpu|cuda|显卡)\s*(?:的)?\s*内存", re.IGNORECASE)
+_GPU_NEICUN = re.compile(
+    r"(?:gpu|cuda|显卡)\s*(?:的)?\s*内存|"
+    # a card's name with its memory: "1080Ti，11GB内存", "3090 24G内存"
+    r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*\d{1,2}\s*g(?:b|ib)?\s*(?:的)?\s*内存",
+    re.IGNORECASE,
+)
 
 #: An RL trainer that runs an inference engine for its rollouts (GRPO/PPO with vLLM).
 _RL_CONTEXT = re.compile(
@@ -1613,9 +1627,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         and kind.raw == "host_oom"
         and "内存" in (kind.excerpt or "")
     ):
-        del out[
-            "error_kind"
-        ]  # "GPU内存占用也会增加，内存会溢出", "报内存不够，应该是显存不够": their 内存 is the card's
+        # "GPU内存占用也会增加，内存会溢出", "报内存不够，应该是显存不够", "内存不够(1080Ti，11GB内存)": their 内存 is
+        # the card's, so what ran out is the card's memory
+        out["error_kind"] = Found("error_kind", "cuda_oom", kind.line, kind.excerpt, "内存 here is the card's memory")
     if harness and "phase" not in out:
         put([("phase", "evaluation")], 1, "lm_eval", "an evaluation harness runs no training")
     if harness and "batch_size" in out and "eval_batch_size" not in out:
