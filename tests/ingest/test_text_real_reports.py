@@ -1204,3 +1204,20 @@ def test_a_quantize_call_said_to_make_it_usable_is_the_fix() -> None:
     got = facts("只能死马当做活马医，把 quantize(4) 加上，没想到真的可用，哈哈哈。")
     assert got.get("resolved_by") == "quantization"
     assert "quantization" not in got
+
+
+def test_pretraining_is_full_and_activation_offload_is_not_state_offload() -> None:
+    # a development record (mosaicml/llm-foundry#468)
+    got = facts(
+        "Is it possible to do pretraining of MPT-7B model on single A100 80GB?\n"
+        "- activation_checkpointing = true\n- activation_cpu_offload = true"
+    )
+    assert got["finetune_method"] == "full"
+    assert "offload" not in got
+    assert facts("ZeRO-3 with cpu offload")["offload"] is True
+    assert "finetune_method" not in facts("用预训练模型推理")
+
+
+def test_a_dataset_size_is_not_the_cards_memory() -> None:
+    assert "gpu_memory_bytes" not in facts("my pretraining data is 24GB")
+    assert "gpu_memory_bytes" not in facts("训练数据有 16G")

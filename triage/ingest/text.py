@@ -134,7 +134,12 @@ TOGGLES = (
     Toggle(re.compile(r"\bdeepspeed\b", _I), None, [("distributed", "deepspeed")], []),
     Toggle(re.compile(r"\bfsdp\b", _I), None, [("distributed", "fsdp")], []),
     Toggle(
-        re.compile(r"(?<![a-z])(?:cpu[ _-]?)?offload(?:ing)?(?![a-z])|卸载到\s*cpu", _I),
+        # activation offloading ("activation_cpu_offload", "offload activations") moves activations, not states
+        re.compile(
+            r"(?<![a-z])(?<!activation_)(?<!activation_cpu_)(?<!activation )(?<!activations )"
+            r"(?:cpu[ _-]?)?offload(?:ing)?(?![a-z])(?!\s+(?:the\s+)?activations?)|卸载到\s*cpu",
+            _I,
+        ),
         None,
         [("offload", True)],
         [("offload", False)],
@@ -795,6 +800,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bfull[- ](?:parameters?|params?|model|weights?)\s+(?:training|fine[- ]?tun\w*|sft|updates?)\b|"
         r"\btrain(?:ing)?\s+(?:a|the)\s+full\s+(?:\d+(?:\.\d+)?\s*b\s+)?model\b|"
         r"\b(?:continue[ds]?|continual|further)\s+pre-?train(?:ing)?\b|\bpre-?train(?:ing)?\s+(?:a|the|my)\b|"
+        # "do pretraining of MPT-7B", "this MPT-7B pretraining"
+        r"\b(?:do|doing|run|running|start|starting)\s+pre-?training\b|\bpre-?training\s+(?:of|from\s+scratch)\b|"
+        r"\b[\w.-]*\d+(?:\.\d+)?\s*b\s+pre-?training\b|"
         r"(?:继续|增量|二次|做|进行|在做)预训练|预训练(?:阶段|任务)(?!模型)",
         _unless_negated(_simple("finetune_method", "full")),
     ),
@@ -1820,7 +1828,9 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
     if (
         m
         and int(m.group("n")) in _GPU_MEMORY_SIZES
-        and not re.search(r"内存|\bram\b|disk|硬盘|model|模型", line, _I)
+        and not re.search(
+            r"内存|\bram\b|disk|硬盘|model|模型|\bdata(?:set)?s?\b|\bcorpus\b|\bfiles?\b|数据|文件|语料", line, _I
+        )
         and not _SPARE.match(line, m.end())
         and not _HELD.search(line[max(0, m.start() - 8) : m.start()])
         and not _USED_BEFORE.search(line[max(0, m.start() - 30) : m.start()])
