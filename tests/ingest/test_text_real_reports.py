@@ -1221,3 +1221,33 @@ def test_pretraining_is_full_and_activation_offload_is_not_state_offload() -> No
 def test_a_dataset_size_is_not_the_cards_memory() -> None:
     assert "gpu_memory_bytes" not in facts("my pretraining data is 24GB")
     assert "gpu_memory_bytes" not in facts("训练数据有 16G")
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        # a development record (iwiwi/epochraft-hf-fsdp#7): the solution named, passed "in from_pretrained"
+        ("The key solution was to set `use_cache=False` in `from_pretrained`.", {"resolved_by": "use_cache"}),
+        ("the fix is to enable gradient checkpointing", {"resolved_by": "gradient_checkpointing"}),
+        # failing in from_pretrained is the loading phase; a setting passed there is not
+        ("OOM in from_pretrained with a 70B model", {"phase": "loading"}),
+        ("set use_cache=False in from_pretrained", {"use_cache": False}),
+    ],
+)
+def test_the_solution_named_and_where_a_setting_is_passed(said: str, read: dict) -> None:
+    got = facts(said)
+    for name, value in read.items():
+        assert got.get(name) == value
+    if "resolved_by" not in read:
+        assert "resolved_by" not in got
+    if "phase" not in read:
+        assert "phase" not in got
+
+
+def test_memory_leakage_and_growth_each_time_it_runs() -> None:
+    # a development record (TransformerLensOrg/TransformerLens#819)
+    got = facts(
+        "[Bug Report] Memory Leakage in GEMMA2 -2b\n"
+        "Every time I run the model, the allocated memory by CUDA increase by several GB."
+    )
+    assert got["memory_growth"] == "growing"

@@ -553,7 +553,9 @@ _PHASES = (
         r"\b(?:was|is|were|are|while|when)\s+(?:it\s+|i\s+)?(?:was\s+|is\s+|am\s+)?loading\s+(?:the\s+|my\s+|a\s+)?"
         r"(?:base\s+|pretrained\s+|pre-trained\s+|whole\s+|full\s+)?(?:model|weights|checkpoint)\b|"
         r"\b(?:load(?:ing)?|mov(?:e|ing)|transfer(?:ring)?|put(?:ting)?)\s+the\s+(?:whole\s+)?model\s+(?:on|to|onto)\s+(?:the\s+)?"
-        r"(?:gpus?|cuda|device)\b|\b(?:during|in|inside)\s+(?:the\s+)?`?from_pretrained\b|\bat\s+load(?:ing)?\s+time\b|"
+        r"(?:gpus?|cuda|device)\b|\b(?:during|inside)\s+(?:the\s+)?`?from_pretrained\b|\bat\s+load(?:ing)?\s+time\b|"
+        # "OOM in from_pretrained" (a setting passed "in from_pretrained" is not where it failed)
+        r"\b(?:oom|out\s+of\s+memory|fails?|failed|crash\w*|dies|died|killed)\s+(?:\w+\s+){0,2}in\s+(?:the\s+)?`?from_pretrained\b|"
         r"\bmodel\s+loading\b|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|begins|started)\b|"
         r"加载[^，。,；;完后]{0,20}?(?:时候?|的时候|阶段|过程中)|(?:加载|载入|读取)(?:模型)?(?:权重|参数)(?:时|的时候|阶段)?|"
         r"(?:一|刚)加载就|加载(?:就|直接)(?:爆|oom|报错|溢出)|from_pretrained\s*(?:时|的时候|阶段)|"
@@ -858,7 +860,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:每次|每轮|随着)(?:对话|提问|问答|推理|迭代|epoch)[^。，,.;；]{0,16}(?:增加|上涨|增长|变大|涨)|"
         r"\bmemory\s+(?:usage\s+)?(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|going up|rising)|"
         r"\b(?:memory|vram)\s+(?:usage\s+)?(?:grows|increases|climbs|creeps up)\b|"
-        r"\bmemory\s+leak\b|内存泄[露漏]|显存泄[露漏]|"
+        r"\bmemory\s+leak(?:age|ing|s)?\b|内存泄[露漏]|显存泄[露漏]|"
+        # "Every time I run the model, the allocated memory by CUDA increase by several GB"
+        r"\b(?:every|each)\s+time\b[^.;]{0,60}\b(?:memory|vram|usage)\b[^.;]{0,30}\b(?:increase[sd]?|grow[sn]?|goes\s+up)\b|"
         r"(?:每个?|每一)\s*(?:step|步|iteration|iter|batch|epoch|轮)[^，。,；;]{0,8}?(?:显存|内存)[^，。,；;]{0,4}?(?:都|会|也)?\s*(?:在)?\s*(?:增长|增加|上涨|变大|涨)",
         _simple("memory_growth", "growing"),
     ),
@@ -1301,7 +1305,10 @@ _FIX_BEFORE = re.compile(
     r"\bcan\s+(?:only\s+)?(?:work|run|train|fit)\s+(?:only\s+)?(?:when|with|if|after|once)\b|"
     r"\b(?:runs?|ran|works?|worked|trains?|trained|fits?)\b[^,;]{0,40}?\bonly\s+(?:when|if|after|once)\s+(?:i\s+|we\s+)?"
     r"(?:set(?:ting)?|us(?:e|ing)|reduc\w+|lower\w*|chang\w+|decreas\w+)?\s*(?:the\s+)?[\w-]*$|"
-    r"(?:改成|换成|改为|改用|换用)[^，,。；;]{0,4}$",
+    r"(?:改成|换成|改为|改用|换用)[^，,。；;]{0,4}$|"
+    # "The key solution was to set `use_cache=False`", "the fix is to pass ..."
+    r"\b(?:the\s+)?(?:key\s+|main\s+|real\s+|only\s+)?(?:solution|fix|workaround)\s+(?:was|is)\s+(?:to\s+)?"
+    r"(?:set(?:ting)?|use|using|pass(?:ing)?|add(?:ing)?|enabl\w+|disabl\w+|turn\w*\s+(?:on|off))?\s*(?:the\s+)?[`\w-]*$",
     _I,
 )
 
