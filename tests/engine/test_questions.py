@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from builders import cause, spec
 
-from triage.engine.questions import QuestionPlanner, candidate_values, entropy, should_stop
+from triage.engine.questions import QuestionPlanner, candidate_values, entropy, only_runs_the_model, should_stop
 from triage.engine.scoring import Scorer, probabilities
 from triage.facts import FactSet
 from triage.kb.models import Leaf
@@ -81,3 +81,19 @@ def test_stop_when_confident_or_nothing_to_gain():
     assert should_stop({"a": 0.9, "b": 0.1}, plan()[0])
     assert should_stop({"a": 0.5, "b": 0.5}, [])
     assert not should_stop({"a": 0.5, "b": 0.5}, plan()[0])
+
+
+def test_training_settings_are_not_asked_of_a_user_who_only_runs_the_model():
+    from triage import api
+    from triage.interview import Interview
+
+    kb = api.knowledge()
+    inference = Interview(kb, start=api.read(kb, symptoms=["llama-2-13b runs out of memory while generating"]))
+    asked = {q.fact for q in inference.questions}
+    assert asked, "the interview still has questions to ask"
+    assert not asked & {"trainer_type", "gradient_checkpointing", "zero_stage", "optimizer", "lora_r"}
+    assert only_runs_the_model(inference.session.facts)
+    # an RL trainer's rollouts are generation too, in a run that trains: its settings are still fair questions
+    rollout = Interview(kb, start=api.read(kb, symptoms=["OOM during rollouts while GRPO trains a LoRA adapter"]))
+    assert rollout.session.facts.value("phase") == "generation"
+    assert not only_runs_the_model(rollout.session.facts)

@@ -33,6 +33,29 @@ ASKED_WITHIN: Mapping[str, tuple[str, str]] = {
     "offload": ("distributed", "deepspeed"),
 }
 
+#: Settings of a training run, not asked of a user who said they only run the model (``finetune_method`` none):
+#: "which trainer?" or "is gradient checkpointing on?" has no answer there, and asking it wastes a turn.
+TRAINING_ONLY = frozenset(
+    {
+        "trainer_type", "gradient_checkpointing", "zero_stage", "optimizer", "lora_r", "grad_accum",
+        "prepare_kbit_training", "packing", "trained_before_oom", "ref_model_separate", "modules_to_save",
+        "optimizer_in_backward", "lora_target_modules", "lora_dropout", "trainable_params_b",
+    }
+)  # fmt: skip
+
+
+def only_runs_the_model(facts: FactSet) -> bool:
+    """Whether the run only generates with the model: no fine-tuning method and no trainer named (an RL trainer's
+    rollouts are generation too, and name their trainer)."""
+    if facts.value("finetune_method") == "none":
+        return True
+    return (
+        facts.value("phase") == "generation"
+        and facts.value("finetune_method") is None
+        and (facts.value("trainer_type") is None)
+    )
+
+
 #: The chance that a user can answer each question, learnt from the development split of the corpus:
 #: the share of in-scope development records whose thread states the fact (or something the readers
 #: read as it: the GPU's name answers its memory), as ``bench/bench_interview.py --answerability``
@@ -253,6 +276,8 @@ class QuestionPlanner:
         spec = self.specs.get(name)
         if spec is None or not (spec.askable or derived):
             return None
+        if name in TRAINING_ONLY and only_runs_the_model(facts):
+            return None  # the user only runs the model: no trainer, no checkpointing to ask about
         values = candidate_values(spec, self.tests.get(name, []))
         if len(values) < 2:
             return None
