@@ -1251,3 +1251,16 @@ def test_memory_leakage_and_growth_each_time_it_runs() -> None:
         "Every time I run the model, the allocated memory by CUDA increase by several GB."
     )
     assert got["memory_growth"] == "growing"
+
+
+@pytest.mark.parametrize(
+    ("said", "size"),
+    [
+        ("In order to successfully funetune 117M model I had to adjust", 0.117),  # minimaxir/gpt-2-simple#63
+        ("Model I am using (Bert, XLNet ...): GPT2", 0.124),  # huggingface/transformers#3360
+        ("bert-base-uncased on a 8GB GPU", 0.11),
+        ("a 350M-parameter model", 0.35),
+    ],
+)
+def test_small_models_are_sized(said: str, size: float) -> None:
+    assert facts(said)["model_params_b"] == size

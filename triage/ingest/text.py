@@ -211,6 +211,15 @@ def _ram(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("host_ram_bytes", int(_num(m.group("n")) * GiB))]
 
 
+#: Published sizes (billions of parameters) of small models named without one.
+_SMALL_MODELS = {
+    "gpt2": 0.124, "gpt2-medium": 0.355, "gpt2-large": 0.774, "gpt2-xl": 1.5,
+    "bert-base": 0.11, "bert-large": 0.34, "distilbert-base": 0.066,
+    "roberta-base": 0.125, "roberta-large": 0.355, "distilroberta-base": 0.082,
+    "t5-small": 0.06, "t5-base": 0.22, "t5-large": 0.77, "bart-base": 0.14, "bart-large": 0.4,
+}  # fmt: skip
+
+
 def _params(m: re.Match[str]) -> list[tuple[str, object]]:
     if re.search(r"(?:昇腾|ascend|atlas)\s*$", m.string[max(0, m.start() - 8) : m.start()], re.IGNORECASE):
         return []  # "昇腾910B" is an NPU, not a model size
@@ -764,6 +773,17 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?\b(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
         lambda m: [] if _worked_size(m) else _params(m),
+    ),
+    # a model of millions of parameters: "finetune 117M model", "a 350M-parameter model"; and the small models people
+    # name without a size (GPT-2, BERT, RoBERTa, T5, BART), whose sizes are their published ones
+    (
+        r"(?<![\w.])(?P<m>\d{2,3})\s*m(?:illion)?[- ]?(?:params|parameters|parameter|model)\b",
+        lambda m: [("model_params_b", round(int(m.group("m")) / 1000, 3))],
+    ),
+    (
+        r"(?<![\w/.-])(?P<s>gpt-?2(?:-(?:medium|large|xl))?|(?:distil)?bert-(?:base|large)|(?:distil)?roberta-(?:base|large)|"
+        r"t5-(?:small|base|large)|bart-(?:base|large))(?!\w)",
+        lambda m: [("model_params_b", _SMALL_MODELS[m.group("s").lower().replace("gpt-2", "gpt2")])],
     ),
     # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡";
     # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4), nor out of a setting's
