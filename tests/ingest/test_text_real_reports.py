@@ -1264,3 +1264,11 @@ def test_memory_leakage_and_growth_each_time_it_runs() -> None:
 )
 def test_small_models_are_sized(said: str, size: float) -> None:
     assert facts(said)["model_params_b"] == size
+
+
+def test_what_happened_to_the_run_is_never_the_fix() -> None:
+    # "改成1了还是爆显存": the batch was changed and the run still ran out; the OOM is the run's, not a fix
+    got = facts("batch size 改成1了还是爆显存")
+    assert str(got["batch_size"]) == "1"
+    assert got["error_kind"] == "cuda_oom"
+    assert "resolved_by" not in got

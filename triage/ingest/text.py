@@ -393,6 +393,9 @@ _SUGGESTS = re.compile(
 )
 
 
+#: What happened to the run, never a change that made it work: "batch size 改成1了还是爆显存" changed the batch.
+_NOT_A_FIX = frozenset({"error_kind", "memory_growth", "trained_before_oom", "oom_step", "phase", "out_of_scope"})
+
 #: The run's settings (what a question can ask whether to use), unlike what the run is (model, GPU, method).
 _SETTINGS = frozenset(
     {
@@ -1625,10 +1628,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = []
                 if pairs and hypothetical(line, m.start(), m.end()):
                     pairs = [(name, value) for name, value in pairs if name not in _SETTINGS]
-                if pairs and (
-                    (in_fix and any(name in _SETTINGS for name, _ in pairs))
-                    or tells_a_fix(line, m.start(), m.end())
-                    or describes_a_fix(line, m.end(), m.start())
+                # what happened to the run ("还是爆显存") is never what fixed it
+                if (
+                    pairs
+                    and not all(name in _NOT_A_FIX for name, _ in pairs)
+                    and (
+                        (in_fix and any(name in _SETTINGS for name, _ in pairs))
+                        or tells_a_fix(line, m.start(), m.end())
+                        or describes_a_fix(line, m.end(), m.start())
+                    )
                 ):
                     fixed.update(pairs)
                     fix_line = fix_line or number
