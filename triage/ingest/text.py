@@ -827,7 +827,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:continue[ds]?|continual|further)\s+pre-?train(?:ing)?\b|\bpre-?train(?:ing)?\s+(?:a|the|my)\b|"
         # "do pretraining of MPT-7B", "this MPT-7B pretraining"
         r"\b(?:do|doing|run|running|start|starting)\s+pre-?training\b|\bpre-?training\s+(?:of|from\s+scratch)\b|"
-        r"\b[\w.-]*\d+(?:\.\d+)?\s*b\s+pre-?training\b|"
+        r"(?<![\w.])\d{1,4}(?:\.\d+)?\s*b\s+pre-?training\b|(?<=[a-z]-)\d{1,4}(?:\.\d+)?\s*b\s+pre-?training\b|"
         r"(?:继续|增量|二次|做|进行|在做)预训练|预训练(?:阶段|任务)(?!模型)",
         _unless_negated(_simple("finetune_method", "full")),
     ),
