@@ -22,11 +22,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: development, 288 held-out): they score lower than the older ones (0.34 / 0.49 at the join, unseen).
 #: Raised in the eighth session (2026-12-04), when 97 unseen records joined (669 development, 386 held-out;
 #: they scored 0.333 / 0.556 and 0.314 / 0.486 unseen): held-out 0.412 / 0.554, development 0.435 / 0.604.
+#: Ninth session (2026-12-04), 112 unseen records joined (730 development, 428 held-out; they scored 0.233 / 0.517
+#: and 0.256 / 0.442 unseen): held-out 0.388 / 0.544 (top-1 floor lowered 0.39 -> 0.37: on the 386 held-out
+#: records of the start this session's code scores 0.409 / 0.557), development 0.448 / 0.632 (raised).
 FLOORS = {
     ("heldout", "top3"): 0.53,
-    ("heldout", "top1"): 0.39,
-    ("dev", "top3"): 0.59,
-    ("dev", "top1"): 0.42,
+    ("heldout", "top1"): 0.37,
+    ("dev", "top3"): 0.61,
+    ("dev", "top1"): 0.43,
 }
 #: The same floors for the first post's body without its title (the measure until 2026-12-03). Development
 #: top-3 lowered from 0.55 to 0.53 in the sixth session, when 112 unseen records joined (549 development, 326
@@ -34,10 +37,11 @@ FLOORS = {
 #: Development top-1 lowered from 0.37 to 0.36 in the seventh session, when 100 unseen records joined (619
 #: development, 356 held-out; they scored 0.31 / 0.41 and 0.29 / 0.50 unseen): body-only 0.368 / 0.543.
 #: Development top-1 raised from 0.36 to 0.38 in the eighth session (body-only 0.399 / 0.550 on 669).
+#: Development top-3 raised from 0.53 to 0.54 in the ninth session (body-only 0.403 / 0.562 on 730).
 BODY_ONLY_FLOORS = {
     ("heldout", "top3"): 0.46,
     ("heldout", "top1"): 0.30,
-    ("dev", "top3"): 0.53,
+    ("dev", "top3"): 0.54,
     ("dev", "top1"): 0.38,
 }
 

@@ -66,7 +66,7 @@ def only_runs_the_model(facts: FactSet) -> bool:
 #: its answer tells much more. A fact that no record names is not measured: its written ``ease`` is put
 #: on the same scale by :data:`UNMEASURED_SCALE`. Held-out records are not counted.
 ANSWERED: Mapping[str, float] = {
-    "attn_implementation": 0.03,
+    "attn_implementation": 0.02,
     "batch_size": 0.26,
     "bitsandbytes_version": 0.0,
     "compute_capability": 0.53,
@@ -75,22 +75,22 @@ ANSWERED: Mapping[str, float] = {
     "distributed": 0.26,
     "error_kind": 0.91,
     "eval_batch_size": 0.02,
-    "finetune_method": 0.48,
+    "finetune_method": 0.47,
     "flash_attn_version": 0.0,
     "framework": 0.0,
-    "gpu_count": 0.64,
+    "gpu_count": 0.63,
     "gpu_memory_bytes": 0.53,
     "gpu_name": 0.62,
     "gradient_checkpointing": 0.07,
     "host_ram_bytes": 0.0,
     "last_change": 0.0,
     "lora_r": 0.03,
-    "max_length": 0.17,
+    "max_length": 0.16,
     "max_new_tokens": 0.01,
     "memory_growth": 0.11,
     "mixed_precision": 0.12,
     "model_name": 0.8,
-    "model_params_b": 0.62,
+    "model_params_b": 0.65,
     "num_beams": 0.0,
     "offload": 0.01,
     "offload|distributed=deepspeed": 0.06,
@@ -103,7 +103,7 @@ ANSWERED: Mapping[str, float] = {
     "phase": 0.98,
     "quantization": 0.13,
     "resume_from_checkpoint": 0.0,
-    "torch_dtype": 0.14,
+    "torch_dtype": 0.15,
     "torch_version": 0.07,
     "trained_before_oom": 0.15,
     "trainer_type": 0.19,
@@ -112,6 +112,7 @@ ANSWERED: Mapping[str, float] = {
     "zero_stage": 0.12,
     "zero_stage|distributed=deepspeed": 0.67,
 }
+
 
 #: The median of measured share over written ``ease`` among the measured facts (printed with the table).
 UNMEASURED_SCALE = 0.07
@@ -125,11 +126,11 @@ MIN_ANSWERED = 0.05
 #: ``bench/bench_interview.py --answerability`` with :data:`ANSWERED`). Most OOMs are CUDA OOMs:
 #: asking the error's kind tells less than a uniform guess over its values says.
 ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
-    "error_kind": {"cublas_alloc": 0.0, "cuda_oom": 0.83, "host_oom": 0.14, "other": 0.02},
+    "error_kind": {"cublas_alloc": 0.0, "cuda_oom": 0.84, "host_oom": 0.14, "other": 0.02},
     "phase": {
         "backward": 0.01,
         "evaluation": 0.07,
-        "forward": 0.02,
+        "forward": 0.03,
         "generation": 0.12,
         "loading": 0.22,
         "merging": 0.03,
@@ -138,6 +139,7 @@ ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
         "training": 0.48,
     },
 }
+
 
 #: Added to every answer's share before normalising, so an answer no thread gave can still be given.
 UNSEEN_ANSWER = 0.02
