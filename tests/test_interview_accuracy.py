@@ -23,8 +23,9 @@ from triage.similar import Index
 ROOT = Path(__file__).resolve().parent.parent
 #: top-1 after six answers on the subset: measured 0.463 on 160 records (0.406 before any answer) when this
 #: floor was set (3 December 2026, fifth session, after 154 more unseen records joined; 0.512 on the 129 of
-#: the session before). Full figures: bench/bench_interview.py.
-FLOOR_AFTER_6 = 0.44
+#: the session before). Full figures: bench/bench_interview.py. Raised from 0.44 to 0.47 in the ninth session
+#: (4 December 2026): 0.496 on 244 records (0.455 before any answer), 730 development records voting.
+FLOOR_AFTER_6 = 0.47
 
 
 @pytest.fixture(scope="module")
