@@ -1272,3 +1272,8 @@ def test_what_happened_to_the_run_is_never_the_fix() -> None:
     assert str(got["batch_size"]) == "1"
     assert got["error_kind"] == "cuda_oom"
     assert "resolved_by" not in got
+
+
+def test_a_card_size_next_to_its_name_is_the_cards_but_a_bigger_one_is_the_hosts() -> None:
+    assert "host_ram_bytes" not in facts("提示内存不够(1080Ti，11GB内存)")
+    assert facts("显卡是 3090，64G内存，加载时被 killed")["host_ram_bytes"] == 64 * 2**30

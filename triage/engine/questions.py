@@ -33,7 +33,7 @@ ASKED_WITHIN: Mapping[str, tuple[str, str]] = {
     "offload": ("distributed", "deepspeed"),
 }
 
-#: Settings of a training run, not asked of a user who said they only run the model (``finetune_method`` none):
+#: Settings of a training run, not asked of a user who only runs the model (:func:`only_runs_the_model`):
 #: "which trainer?" or "is gradient checkpointing on?" has no answer there, and asking it wastes a turn.
 TRAINING_ONLY = frozenset(
     {
@@ -45,14 +45,13 @@ TRAINING_ONLY = frozenset(
 
 
 def only_runs_the_model(facts: FactSet) -> bool:
-    """Whether the run only generates with the model: no fine-tuning method and no trainer named (an RL trainer's
-    rollouts are generation too, and name their trainer)."""
-    if facts.value("finetune_method") == "none":
-        return True
+    """Whether the run only generates with the model: it fails while generating, and no fine-tuning method and no
+    trainer is known (an RL trainer's rollouts are generation too, and name their trainer). A user who answers
+    "how are you fine-tuning?" with "I'm only running inference" is read as generating."""
     return (
         facts.value("phase") == "generation"
         and facts.value("finetune_method") is None
-        and (facts.value("trainer_type") is None)
+        and facts.value("trainer_type") is None
     )
 
 

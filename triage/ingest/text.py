@@ -201,13 +201,15 @@ def _gpu_memory_mib(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_memory_bytes", int((nominal if abs(nominal - gib) <= 0.06 * nominal else gib) * GiB))]
 
 
+#: Memory sizes of consumer cards, in GB.
+_CARD_SIZES = frozenset({6.0, 8.0, 10.0, 11.0, 12.0, 16.0, 20.0, 22.0, 24.0})
 #: A card's name right before a size: "1080Ti，11GB内存" is the card's memory, not the host's.
 _CARD_BEFORE = re.compile(r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*$", re.IGNORECASE)
 
 
 def _ram(m: re.Match[str]) -> list[tuple[str, object]]:
-    if _CARD_BEFORE.search(m.string[max(0, m.start() - 16) : m.start()]):
-        return []
+    if _CARD_BEFORE.search(m.string[max(0, m.start() - 16) : m.start()]) and _num(m.group("n")) in _CARD_SIZES:
+        return []  # a card's own size ("1080Ti，11GB内存"); "3090，64G内存" is still the host's
     return [("host_ram_bytes", int(_num(m.group("n")) * GiB))]
 
 
@@ -1437,7 +1439,7 @@ def _one_card(found: Found) -> bool:
 _GPU_NEICUN = re.compile(
     r"(?:gpu|cuda|显卡)\s*(?:的)?\s*内存|"
     # a card's name with its memory: "1080Ti，11GB内存", "3090 24G内存"
-    r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*\d{1,2}\s*g(?:b|ib)?\s*(?:的)?\s*内存",
+    r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*(?:6|8|10|11|12|16|20|22|24)\s*g(?:b|ib)?\s*(?:的)?\s*内存",
     re.IGNORECASE,
 )
 
