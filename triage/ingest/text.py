@@ -1338,11 +1338,13 @@ _FIX_BEFORE = re.compile(
 )
 
 
+#: What opens a fix's title before the change: "[trainer] ", "fix: ", "perf(fsdp): ".
+_TITLE_PREFIX = r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?"
 #: A line that opens by telling what to change ("Enable gradient checkpointing to prevent OOM", "fix: disable
 #: use_cache to avoid ...", "[trainer] Set eval accumulation steps to avoid ..."), as a fix's title does.
 _IMPERATIVE_HEAD = re.compile(
-    r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?"
-    r"(?:(?:enable|use|add|set|turn\s+on|switch\s+to|apply|pass|disable|remove|drop|turn\s+off|lower|reduce)\s+|"
+    _TITLE_PREFIX
+    + r"(?:(?:enable|use|add|set|turn\s+on|switch\s+to|apply|pass|disable|remove|drop|turn\s+off|lower|reduce)\s+|"
     r"(?:设置|开启|打开|启用|使用|加上|关闭|关掉|去掉|禁用)\s*)[^.;:!?\n。；：]{0,60}$",
     _I,
 )
@@ -1364,8 +1366,7 @@ _HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S|\*\*[^*]{1,60}\*\*\s*[:：]?\s*$)")
 
 #: A line that opens by taking a setting away: "Disable caching via `use_cache` to avoid ...".
 _TAKE_AWAY = re.compile(
-    r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?(?:disable|remove|drop|turn\s+off)\b"
-    r"|^\s*(?:关闭|关掉|去掉|禁用)",
+    _TITLE_PREFIX + r"(?:disable|remove|drop|turn\s+off)\b|^\s*(?:关闭|关掉|去掉|禁用)",
     _I,
 )
 
