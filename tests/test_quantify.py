@@ -60,3 +60,18 @@ def test_weights_too_big_even_in_8_bits_stay_evidence():
     got = derive(facts(model_params_b=13.0, gpu_name="RTX 3060", gpu_memory_bytes=12 * 1024**3))
     assert got.value("weights_exceed_gpu") is True
     assert "8-bit" in (got["weights_exceed_gpu"].source.excerpt or "")
+
+
+def test_memory_seen_in_use_is_divided_by_the_parameters():
+    # 28 GiB seen for a 7B model: 4.3 bytes per parameter, float32's size (plus the CUDA context)
+    got = derive(facts(model_params_b=7.0, used_memory_bytes=28 * 2**30))
+    assert got.value("observed_bytes_per_param") == 4.29
+    assert got["observed_bytes_per_param"].source.kind == "derived"
+    assert "28.0 GiB seen in use for 7B parameters" in got["observed_bytes_per_param"].source.excerpt
+
+
+def test_no_ratio_without_both_figures_or_for_a_small_model():
+    assert "observed_bytes_per_param" not in derive(facts(used_memory_bytes=28 * 2**30))
+    assert "observed_bytes_per_param" not in derive(facts(model_params_b=7.0))
+    # 0.5B parameters: the CUDA context alone would look like several bytes per parameter
+    assert "observed_bytes_per_param" not in derive(facts(model_params_b=0.5, used_memory_bytes=3 * 2**30))

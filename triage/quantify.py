@@ -32,6 +32,7 @@ from triage.estimate import (
     fingerprint,
     plan,
     saving_detail,
+    seen_per_param,
 )
 from triage.estimate.alternatives import Alternative, alternatives
 from triage.estimate.changes import MODELED
@@ -135,6 +136,8 @@ DEPENDS_ON: dict[str, frozenset[str]] = {
 
 def derive(facts: FactSet) -> FactSet:
     """``facts`` plus the estimator's derived facts that rest on what the user said; stated facts win."""
+    seen = [f for f in seen_per_param(facts) if f.name not in facts]
+    facts = facts.with_facts(seen) if seen else facts
     try:
         est = estimate(facts)
         derived = derived_facts(facts, est=est)

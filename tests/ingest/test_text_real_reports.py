@@ -485,10 +485,49 @@ def test_gpu_counts_after_the_name_and_glued_series(said: str, name: str, value:
 
 @pytest.mark.parametrize(
     ("said", "name"),
-    [("昇腾910B上训练", "model_params_b"), ("程序简单卡住了", "gpu_count"), ("3090/10000 steps", "gpu_count")],
+    [
+        ("昇腾910B上训练", "model_params_b"),
+        ("我使用的是8卡910B的机器", "model_params_b"),  # the NPU named alone, no 昇腾 before it
+        ("on 910B2 nodes", "model_params_b"),
+        ("程序简单卡住了", "gpu_count"),
+        ("3090/10000 steps", "gpu_count"),
+    ],
 )
 def test_npu_names_and_stuck_programs_are_not_sizes_or_counts(said: str, name: str) -> None:
     assert name not in facts(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "gib"),
+    [
+        ("只加载模型后显存占用28G？", 28.0),
+        ("我注意到BELLE-7B-2M需要占用24G显存", 24.0),
+        ("显存占用达到了 23.5GB", 23.5),
+        ("Just loading it, nvidia-smi says it uses about 30GB of VRAM", 30.0),
+        ("finetune llama2-7b costs 64GB GPU mem", 64.0),
+    ],
+)
+def test_memory_seen_in_use_is_read_as_used_not_as_the_cards(said: str, gib: float) -> None:
+    got = facts(said)
+    assert got.get("used_memory_bytes") == int(gib * 2**30)
+    assert "gpu_memory_bytes" not in got
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["another process is using 10GB", "被占用了15G显存", "it used 60GB of RAM", "3090，64G内存", "I have a 24GB GPU"],
+)
+def test_someone_elses_use_host_memory_and_a_cards_size_are_not_memory_seen_in_use(said: str) -> None:
+    assert "used_memory_bytes" not in facts(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "size"),
+    [("Qwen2.5vl32B merge lora OOM问题", "qwen2.5vl-32b", 32.0), ("qwen2coder7b 爆显存", "qwen2coder-7b", 7.0)],
+)
+def test_a_glued_name_with_version_and_variant_gives_the_size(said: str, name: str, size: float) -> None:
+    got = facts(said)
+    assert (got.get("model_name"), got.get("model_params_b")) == (name, size)
 
 
 @pytest.mark.parametrize(

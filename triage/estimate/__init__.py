@@ -14,6 +14,8 @@ Public API (all pure Python, offline, no torch)::
     derived_facts(facts, arch=None) -> list[Fact]
         weights_exceed_gpu, does_not_fit_at_batch_1, largest_component, estimated_peak_bytes
         (Source kind "derived"); empty when the model is unknown.
+    seen_per_param(facts) -> list[Fact]
+        observed_bytes_per_param: the memory the user saw in use over the parameters (no estimate needed).
     plan(facts, remedies, headroom=0.05, arch=None) -> Plan
         cheapest conflict-free combination of the (already applicable) Remedy models that brings
         the expected device total under capacity x (1 - headroom).
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 from triage.estimate.architecture import Architecture, ArchitectureError, find_architecture, load_hf_config, presets
 from triage.estimate.changes import ChangeError, Saving, Target, apply_changes, saving, saving_detail
-from triage.estimate.derived import derived_facts
+from triage.estimate.derived import derived_facts, seen_per_param
 from triage.estimate.estimator import Band, BandItem, Component, Estimate, Phase, estimate, estimate_run
 from triage.estimate.fingerprint import Candidate, Fingerprint, fingerprint
 from triage.estimate.fit import FitResult, fit
@@ -83,4 +85,5 @@ __all__ = [
     "run_from_facts",
     "saving",
     "saving_detail",
+    "seen_per_param",
 ]

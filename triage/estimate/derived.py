@@ -4,7 +4,9 @@
 * ``does_not_fit_at_batch_1``: even per-device batch 1 (accumulation keeping the effective
   batch) exceeds the GPU;
 * ``largest_component``: the biggest component at the peak;
-* ``estimated_peak_bytes``: the estimated allocated peak (``max_memory_allocated``).
+* ``estimated_peak_bytes``: the estimated allocated peak (``max_memory_allocated``);
+* ``observed_bytes_per_param`` (:func:`seen_per_param`, no estimate needed): the memory the user saw in use
+  over the model's parameters, about 2 for 16-bit weights and 4 for float32.
 """
 
 from __future__ import annotations
@@ -66,3 +68,19 @@ def derived_facts(
             )
         )
     return out
+
+
+def seen_per_param(facts: FactSet | Mapping[str, Any]) -> list[Fact]:
+    """Memory seen in use per parameter, from the user's own figures; empty when either is missing.
+
+    A model of 1B parameters or more only: below that the CUDA context (~0.5 GiB) dominates the figure.
+    """
+    from triage.facts import Fact, Source
+
+    values = fact_values(facts)
+    used, params = values.get("used_memory_bytes"), values.get("model_params_b")
+    if not isinstance(used, int) or not isinstance(params, int | float) or params < 1:
+        return []
+    ratio = used / (params * 1e9)
+    excerpt = f"{used / GiB:.1f} GiB seen in use for {params:g}B parameters: {ratio:.1f} bytes per parameter"
+    return [Fact("observed_bytes_per_param", round(ratio, 2), Source("derived", excerpt=excerpt))]

@@ -178,6 +178,14 @@ def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
 _HELD = re.compile(r"(?:占用?了?|用了|还剩|剩余?|释放了?)\s*(?:大概|大约|约|差不多)?\s*$")
 
 
+#: An English verb of use right before a size: "it uses about 30GB of VRAM" says what was used.
+_USES = re.compile(
+    r"\b(?:uses?|using|used|takes?|taking|took|consum\w*|occup\w*|costs?|costing|eats?|eating)\s+(?:up\s+)?"
+    r"(?:about|around|~|nearly|almost|over|roughly)?\s*$",
+    _I,
+)
+
+
 #: Words after a size that make it what is left over: "有20GB的显存是盈余的", "20G空闲".
 _SPARE = re.compile(
     r"\s*(?:的)?\s*(?:显存)?\s*(?:是|都是|还是)?\s*(?:盈余|空余|剩余|富余|空闲|多余|余量|free\b|spare\b|left\b|unused\b)",
@@ -186,8 +194,9 @@ _SPARE = re.compile(
 
 
 def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
-    if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]) or _SPARE.match(m.string, m.end()):
-        return []  # "被占用了15G显存", "还剩8G", "20GB的显存是盈余的": what is used or left, not what the card has
+    before = m.string[max(0, m.start() - 24) : m.start()]
+    if _HELD.search(before[-8:]) or _SPARE.match(m.string, m.end()) or _USES.search(before):
+        return []  # "被占用了15G显存", "还剩8G", "20GB的显存是盈余的", "uses 30GB of VRAM": used or left, not the card's
     gib = _num(m.group("n"))
     return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []  # over 256: a total (see _per_card)
 
@@ -226,6 +235,8 @@ def _params(m: re.Match[str]) -> list[tuple[str, object]]:
     if re.search(r"(?:昇腾|ascend|atlas)\s*$", m.string[max(0, m.start() - 8) : m.start()], re.IGNORECASE):
         return []  # "昇腾910B" is an NPU, not a model size
     value = _num(m.group("n"))
+    if value == 910 and re.match(r"\s*[bB]\d?(?![A-Za-z0-9])", m.string[m.end("n") :]):
+        return []  # "8卡910B", "910B2": Ascend's NPU named alone; no model has 910 billion parameters
     return [("model_params_b", value)] if 0.01 <= value <= 2000 else []
 
 
@@ -656,6 +667,29 @@ _STATED_MEMORY = (
     r"(?:显存|vram|gpu memory|gpu mem)\s*(?:大小|容量)?\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<mib>\d{4,6})\s*(?:M|MB|MiB)\b"
 )
 
+#: Memory a report says the run (or the loaded model) was seen to use. What a card has, what is left and what a
+#: guide says it needs are other facts; host memory ("内存", "RAM") is not the GPU's.
+_USED_MEMORY = (
+    r"(?:显存)?(?:占用|占了|用了|吃了|吃掉了?|消耗了?|跑到了?|涨到了?)\s*(?:了)?\s*(?:显存)?\s*"
+    r"(?:约|大约|大概|将近|接近|差不多|高达|达到|为|是|在)?\s*了?\s*(?P<z>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)(?![a-z])"
+    r"(?!\s*(?:的)?\s*(?:内存|ram\b|cpu|system|host))|"
+    r"\b(?:uses?|using|used|takes?|taking|took|consumes?|consuming|consumed|occup(?:y|ies|ying|ied)|eats?|eating|"
+    r"costs?|costing)\s+(?:up\s+)?(?:about\s+|around\s+|~\s*|nearly\s+|almost\s+|over\s+|roughly\s+)?"
+    r"(?P<e>\d+(?:\.\d+)?)\s*(?:GB|GiB|G)\b(?!\s*(?:of\s+)?(?:the\s+)?(?:cpu|system|host)?\s*(?:ram|memory of the host)\b)"
+)
+
+
+#: Words before a use that make it someone else's: "被占用了15G", "another process is using 10GB".
+_OTHERS_USE = re.compile(r"被\s*$|(?:process|processes|another|other|else|进程)\b[^,.;，。；]{0,20}$", _I)
+
+
+def _used_memory(m: re.Match[str]) -> list[tuple[str, object]]:
+    if _OTHERS_USE.search(m.string[max(0, m.start() - 30) : m.start()]):
+        return []
+    gib = _num(m.group("z") or m.group("e"))
+    return [("used_memory_bytes", int(gib * GiB))] if 0.5 <= gib <= 2048 else []
+
+
 #: (regex, extractor); applied to each line in order, the first mention of a fact wins.
 _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # both batch sizes set at once: "per_device_train_batch_size和per_device_eval_batch_size调到1了"
@@ -766,6 +800,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _gpu_memory,
     ),
     (r"(?<![\w.])(?P<n>\d{2,3})\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:nvidia\s+)?(?:" + _GPU_NAMES + r")", _gpu_memory),
+    # memory seen in use: "只加载模型后显存占用28G", "uses about 30GB of VRAM", "costs 64GB GPU mem"
+    (_USED_MEMORY, _used_memory),
     (
         r"(?:内存|system ram|host ram|\bram\b|cpu memory)\s*(?:只有|有|是|为|:|：|=|of)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
         _ram,
@@ -1174,9 +1210,12 @@ _MODEL_ZH = re.compile(
 )
 _SIZE_IN_NAME = re.compile(r"(?<![\d.xX×])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
 _MOE_IN_NAME = re.compile(r"(?<![\d.])(\d+)\s*[xX×]\s*(\d+)\s*[bB](?![a-zA-Z])")
-#: A family and its size with nothing between: "llama65b", "qwen7b", "baichuan13b".
+#: A family and its size with nothing between: "llama65b", "qwen7b", "baichuan13b"; with a version and a
+#: variant before the size: "Qwen2.5vl32B", "qwen2coder7b".
 _MODEL_GLUED = re.compile(
-    r"(?<![\w/.-])(llama|qwen|baichuan|vicuna|bloomz?|falcon|internlm|yi|mistral)(\d+(?:\.\d+)?)[bB](?![\w.])", _I
+    r"(?<![\w/.-])(llama|qwen|baichuan|vicuna|bloomz?|falcon|internlm|yi|mistral)"
+    r"(\d+(?:\.\d+)?(?:vl|coder|math|audio))?(\d+(?:\.\d+)?)[bB](?![\w.])",
+    _I,
 )
 #: A family and its size joined by an underscore, as scripts and configs name them: "internlm2_7b_chat",
 #: "examples/train_full/qwen2_7b_full_sft_ds3.yaml", "torchtune.models.llama2.llama2_7b", "llama2_7b.sh".
@@ -1763,9 +1802,10 @@ def _models(line: str) -> tuple[list[tuple[str, object]], str, bool]:
         return [("model_name", name), ("model_params_b", float(zh.group(2)))], name, _worked(line, zh.start(), zh.end())
     glued = _MODEL_GLUED.search(line)
     if glued is not None:
-        name = f"{glued.group(1).lower()}-{glued.group(2)}b"
+        family, variant, billions = glued.groups()
+        name = f"{family.lower()}{(variant or '').lower()}-{billions}b"
         return (
-            [("model_name", name), ("model_params_b", float(glued.group(2)))],
+            [("model_name", name), ("model_params_b", float(billions))],
             name,
             _worked(line, glued.start(), glued.end()),
         )
@@ -1816,7 +1856,9 @@ def _name_size(name: str) -> float | None:
 
 #: Words before a size that make it memory in use, not the card's: "another process is using 10GB".
 _USED_BEFORE = re.compile(
-    r"\b(?:using|uses|used|occupied|occupies|holds?|held|free|allocated|reserved|process)\b|占用|使用了|剩", _I
+    r"\b(?:using|uses|used|occupied|occupies|holds?|held|free|allocated|reserved|process|costs?|costing|consum\w*|"
+    r"eats?|eating)\b|占用|使用了|剩",
+    _I,
 )
 
 _USED_AFTER = re.compile(
