@@ -498,6 +498,19 @@ def test_npu_names_and_stuck_programs_are_not_sizes_or_counts(said: str, name: s
 
 
 @pytest.mark.parametrize(
+    "said",
+    [
+        "gradient checkpointing has no effect on the transformers path",
+        "gradient_checkpointing is silently ignored by the trainer",
+        "gradient checkpointing 好像没生效",
+    ],
+)
+def test_a_setting_said_to_have_no_effect_is_set_but_inactive(said: str) -> None:
+    got = facts(said)
+    assert (got.get("gradient_checkpointing"), got.get("gc_active")) == (True, False)
+
+
+@pytest.mark.parametrize(
     ("said", "gib"),
     [
         ("只加载模型后显存占用28G？", 28.0),
