@@ -16,9 +16,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from triage.hardware.gpus import GiB, mentions, model_patterns
+from triage.ingest.clauses import AFFIRM, NEGATE, hypothetical, negated
 from triage.ingest.config import RULES
+from triage.ingest.fixes import FAILED, FIX_HEADING, HEADING, TAKE_AWAY, describes_a_fix, tells_a_fix
 from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
+from triage.ingest.model_names import MOE_SIZES, model_in_line, worked_size
 
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
 #: Chinese verbs that set a value to a new one: "batch_size调到1", "cutoff_len从4096降到2048".
@@ -77,19 +80,6 @@ _OOM_START = re.compile(
     r"(?:torch\.)?(?:cuda\.)?OutOfMemoryError|CUDA out of memory|Tried to allocate|total capacity|already allocated"
 )
 _HINT = re.compile(r"If reserved (?:but unallocated )?memory is [^.]*?(?:try setting|try)[^.]*\.(?:\s*See[^.]*\.)?", _I)
-
-_NEGATE = re.compile(
-    r"\b(?:no|not|without|w/o|didn'?t|did not|don'?t|do not|haven'?t|hasn'?t|isn'?t|wasn'?t|never|disabled?|"
-    r"can'?t|cannot|couldn'?t|unable to|removed|dropped|got rid of|"
-    r"off|false|turned off|rather than|instead of|drop(?:ped|ping)?|remov(?:e|ed|ing))\b|而不是|而非|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|关掉|禁用|否|去掉|删掉|去除",
-    _I,
-)
-_AFFIRM = re.compile(
-    r"\b(?:with|using|use[ds]?|enabl(?:e|ed|ing)|turn(?:ed|ing)\s+on|on|true|yes|activat(?:e|ed|ing)|already|set|"
-    r"pass(?:es|ed|ing)?|add(?:ed|ing)?)\b|已开启|已经开启|开启|开了|打开|传了|传入|"
-    r"启用|用了|使用|已开|开着|已设置|设置了|已经设置",
-    _I,
-)
 
 
 @dataclass(frozen=True)
@@ -292,12 +282,9 @@ def _gpus(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
 
 
-_MOE = {(8, 7): 46.7, (8, 22): 141.0, (8, 3): 13.0}
-
-
 def _moe(m: re.Match[str]) -> list[tuple[str, object]]:
     key = (int(m.group(1)), int(m.group(2)))
-    return [("model_params_b", _MOE[key])] if key in _MOE else []
+    return [("model_params_b", MOE_SIZES[key])] if key in MOE_SIZES else []
 
 
 def _simple(name: str, value: object | None = None, group: str = "n") -> Extract:
@@ -361,51 +348,6 @@ def _trainer(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("trainer_type", value)] if value else []
 
 
-_CLAUSE = re.compile(r"[,;!?()，。；！？、（）]|\.(?!\w)|\bbut\b|\bhowever\b|\binstead\b|但是?|不过|而是", _I)
-_CJK_NEGATE = re.compile(r"(?:没有|没用|没开|没|未|不用|不是|不|关闭|关了|关掉|禁用)\s*$")
-
-
-def negated(line: str, start: int) -> bool:
-    """Whether the term at ``line[start:]`` is denied: "not using deepspeed zero3", "没用QLoRA".
-
-    Only the same clause counts, and only the last three words before the term (or the Chinese
-    characters right before it): "no OOM with zero3" is read as denied (nothing, rather than a
-    wrong fact), while "no OOM before, but now with zero3" is not.
-    """
-    before = _CLAUSE.split(line[max(0, start - 40) : start])[-1]
-    words = before.split()
-    return bool(_NEGATE.search(" ".join(words[-3:])) or _CJK_NEGATE.search(before))
-
-
-#: Where a sentence ends: "?", "!", "。" and a full stop that is not a decimal point or a version's dot.
-_SENTENCE_END = re.compile(r"[!?;。！？；]|\.(?!\w)")
-#: Asking whether to use a setting: "can I enable ...?", "is it possible to use ...?", "可以开启...吗".
-_ASKS_WHETHER = re.compile(
-    r"\b(?:can|could|should|shall|may|might)\s+(?:i|we|you|one)\b|\bdo\s+(?:i|we|you)\s+(?:need|have)\s+to\b|"
-    r"\bis\s+(?:it|there)\s+(?:possible|a\s+way|any\s+way|recommended)\b|\bhow\s+(?:can|do|should|could)\s+(?:i|we)\b|"
-    r"\bhow\s+to\b|\bwould\b|\bwhether\b|可以|可否|能否|能不能|是否|要不要|需不需要|需要|怎么|如何|怎样|应该|该不该",
-    _I,
-)
-_QUESTION_TAIL = re.compile(r"[?？]|[吗么嘛][\s。.]*$")
-#: A setting the run has, inside a question about something else: "how can I save memory *when using* bs=8?"
-_SAYS_WHEN = re.compile(
-    r"\b(?:when|while|after|since|because|as)\s+(?:i\s+|i'?m\s+|we\s+)?\w+\s+(?:the\s+)?(?:--)?$", _I
-)
-#: The verb that puts the setting in question, right before it: "can I *enable* ...", "可以*开启*...吗".
-_TO_USE = re.compile(
-    r"(?:\b(?:use|using|enable|enabling|set|setting|turn\s+on|add|adding|try|switch\s+to|apply)\s+(?:the\s+|a\s+)?(?:--)?|"
-    r"(?:开启|打开|启用|使用|用|设置|设|加上|加|改成|换成|试试)\s*)$",
-    _I,
-)
-#: Someone suggesting a setting: "it suggests me to use --gradient_checkpointing", "建议开启".
-_SUGGESTS = re.compile(
-    r"\b(?:suggest|recommend|advise)(?:s|ed|ing)?\s+(?:me\s+|us\s+|you\s+)?(?:to\s+)?"
-    r"(?:use|using|enable|enabling|set|setting|turn|add|pass|passing|specify|specifying)\b|"
-    r"建议(?:我|你|大家)?[^，,。；;！？!?]{0,40}?(?:使用|开启|打开|启用|用|设置|加上|指定|传入)",
-    _I,
-)
-
-
 #: What happened to the run, never a change that made it work: "batch size 改成1了还是爆显存" changed the batch.
 _NOT_A_FIX = frozenset({"error_kind", "memory_growth", "trained_before_oom", "oom_step", "phase", "out_of_scope"})
 
@@ -417,32 +359,6 @@ _SETTINGS = frozenset(
         "lora_r", "max_new_tokens", "num_beams", "device_map", "expandable_segments",
     }
 )  # fmt: skip
-
-
-#: A question that opens with a guess: "Maybe DeepSpeed ... supports it?", "Perhaps FSDP would help?".
-_GUESS_HEAD = re.compile(
-    r"\s*(?:maybe|perhaps|possibly)\s+(?:the\s+|a\s+|using\s+|use\s+|with\s+|try(?:ing)?\s+)?$", _I
-)
-
-
-def hypothetical(line: str, start: int, end: int) -> bool:
-    """Whether the setting at ``line[start:end]`` is asked about or suggested, not the run's own.
-
-    "Can I enable gradient checkpointing?", "可以开启gradient_checkpointing吗", "it suggests me to use
-    --gradient_checkpointing": the run did not have it (or nobody knows), so it is not read. A question
-    that states the run's setting ("why does batch_size=8 OOM?") is still read: only asking *whether to
-    use* it counts. The sentence around the setting is the scope.
-    """
-    starts = [m.end() for m in _SENTENCE_END.finditer(line, 0, start)]
-    head = line[starts[-1] if starts else 0 : start]
-    if _SUGGESTS.search(head):
-        return True
-    stop = _SENTENCE_END.search(line, end)
-    tail = line[end : stop.end() if stop else len(line)]
-    if _QUESTION_TAIL.search(tail) is not None and _GUESS_HEAD.match(head):
-        return True  # "Maybe DeepSpeed Inference mode supports something similar?": a guess at a tool to try
-    asks = _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None
-    return asks and _TO_USE.search(head) is not None and _SAYS_WHEN.search(head) is None
 
 
 def _unless_negated(extract: Extract) -> Extract:
@@ -813,7 +729,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"(?<![\w.])(\d+)\s*[x×]\s*(\d+)\s*b\b", _moe),
     (
         r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?\b(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
-        lambda m: [] if _worked_size(m) else _params(m),
+        lambda m: [] if worked_size(m) else _params(m),
     ),
     # a model of millions of parameters: "finetune 117M model", "a 350M-parameter model"; and the small models people
     # name without a size (GPT-2, BERT, RoBERTa, T5, BART), whose sizes are their published ones
@@ -1176,57 +1092,6 @@ def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
 
 
-_MODEL_FAMILIES = (
-    r"llama|qwen|mistral|mixtral|gemma|phi|baichuan|chatglm|glm|yi|deepseek|internlm|falcon|bloom|"
-    r"opt|gpt2|gpt-j|gpt-neox|pythia|olmo|tinyllama|codellama|vicuna|starcoder|minicpm|smollm|internvl|llava|mpt|bloomz|"
-    r"stablelm|nemotron|aquila|xverse"
-)
-#: A Hub id ends where the token ends: "torch/optim/adamw.py" is a source path, not a model.
-_HUB_ID = re.compile(
-    r"(?<![\w/.-])([\w.-]+/[\w.-]*(?:" + _MODEL_FAMILIES + r")(?![a-z])[\w.-]*+)(?![\w/-])", _I
-)  # the family ends its word: "param/optimizer" is not an OPT model; the tail never gives back a file's
-# extension, so a path is seen whole and :data:`_FILE_PATH` turns it away ("scripts/qwen_finetune.py")
-_MODEL_NAME = re.compile(
-    r"(?<![\w/.-])((?:meta-)?(?:" + _MODEL_FAMILIES + r")[\w.]*(?:-[\w.]+)*?-\d+(?:\.\d+)?[bBmM](?:-[\w.]+)*)(?![\w.])",
-    _I,
-)
-#: A script's or a config file's path, which names no model even when a family is in it.
-_FILE_PATH = re.compile(r"\.(?:sh|py|ya?ml|json|txt|md|ipynb|git)$", re.IGNORECASE)
-#: A family and a size written apart: "llama 65b", "bloom 3B", "Qwen2 72B".
-_MODEL_SPACED = re.compile(
-    r"(?<![\w/.-])(" + _MODEL_FAMILIES + r")([\d.]*(?:-[a-z]+)?)\s(\d+(?:\.\d+)?)\s?[bB](?![\w.])", _I
-)
-#: Chinese names of model families: "百川13B", "千问7B".
-_ZH_FAMILIES = {
-    "百川": "baichuan",
-    "千问": "qwen",
-    "通义千问": "qwen",
-    "书生": "internlm",
-    "智谱": "chatglm",
-    "羊驼": "llama",
-}
-_MODEL_ZH = re.compile(
-    r"(" + "|".join(sorted(_ZH_FAMILIES, key=len, reverse=True)) + r")\s*(\d+(?:\.\d+)?)\s*[bB](?![\w.])", re.ASCII
-)
-_SIZE_IN_NAME = re.compile(r"(?<![\d.xX×])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
-_MOE_IN_NAME = re.compile(r"(?<![\d.])(\d+)\s*[xX×]\s*(\d+)\s*[bB](?![a-zA-Z])")
-#: A family and its size with nothing between: "llama65b", "qwen7b", "baichuan13b"; with a version and a
-#: variant before the size: "Qwen2.5vl32B", "qwen2coder7b".
-_MODEL_GLUED = re.compile(
-    r"(?<![\w/.-])(llama|qwen|baichuan|vicuna|bloomz?|falcon|internlm|yi|mistral)"
-    r"(\d+(?:\.\d+)?(?:vl|coder|math|audio))?(\d+(?:\.\d+)?)[bB](?![\w.])",
-    _I,
-)
-#: A family and its size joined by an underscore, as scripts and configs name them: "internlm2_7b_chat",
-#: "examples/train_full/qwen2_7b_full_sft_ds3.yaml", "torchtune.models.llama2.llama2_7b", "llama2_7b.sh".
-_MODEL_UNDERSCORED = re.compile(
-    r"(?<![A-Za-z0-9])(" + _MODEL_FAMILIES + r")(\d*(?:\.\d+)?)_(\d+(?:\.\d+)?)[bB](?![A-Za-z0-9])", _I
-)
-#: Families released in one size only, named without it: "chatglm2就爆显存" (ChatGLM-6B, ChatGLM2-6B, ChatGLM3-6B).
-_ONE_SIZE_FAMILIES = {"chatglm": ("chatglm-6b", 6.0)}
-_SIZE_OF_FAMILY = re.compile(r"(?<![\w/.-])(chatglm[23]?)(?![\w.]|-\d|\s*-?\s*\d+(?:\.\d+)?\s*[bB]\b)", _I)
-
-
 def _near(text: str, start: int, end: int, pattern: re.Pattern[str], before: int = 24, after: int = 16) -> bool:
     return bool(pattern.search(text[max(0, start - before) : start]) or pattern.search(text[end : end + after]))
 
@@ -1253,13 +1118,13 @@ def _toggle_state(line: str, start: int, end: int) -> bool | str | None:
         return True
     if re.match(r"\s*[:=]\s*(?:false|0)\b", after, _I):
         return False
-    if _NEGATE.search(before) or re.match(
+    if NEGATE.search(before) or re.match(
         r"\s*(?:is|was)?\s*(?:not|off|disabled|false)\b|\s*(?:没|未|关|不)", after, _I
     ):
         return False
     if re.search(r"(?<![\w-])--[\w-]*$", before) and not re.match(r"[\w-]*\s*[=\s]\s*(?:false|0|none)\b", after, _I):
         return True  # a command-line flag: "--adam_offload", "--flash_attn"
-    if _AFFIRM.search(before) or re.match(
+    if AFFIRM.search(before) or re.match(
         r"\s*(?:is|was)?\s*(?:on|enabled|true|set)\b|\s*(?:已|开|打开|启用)", after, _I
     ):
         return True
@@ -1343,108 +1208,6 @@ def _url_words(m: re.Match[str]) -> str:
     return f" {hub.group(1)} " if hub else " "
 
 
-_FIX = re.compile(
-    r"\b(?:fixe[sd]|solve[sd]|resolve[sd]|works?\s+(?:now|fine|perfectly|as\s+expected)|it\s+(?:runs|works|fits)|"
-    r"runs\s+(?:fine|perfectly|without\s+(?:oom|errors?|issues?|problems?))|no\s+longer\s+oom|(?:is|was)\s+working\s+(?:fine|well|again)|"
-    r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
-    r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
-    r"就好了|解决了|(?<![还会])不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
-    r"就不(?:再)?(?:oom|报错|爆显存|溢出|爆)了?|(?:之后|以后|后)?(?:就)?(?:正常了|恢复正常)|"
-    r"\bhelped\b|\b(?:the\s+)?(?:oom|error|problem|issue)\s+(?:is\s+gone|went\s+away|disappeared)\b|"
-    r"\b(?:it\s+)?(?:was|is)\s+(?:fine|ok(?:ay)?)\s*(?:again|now|then)?\s*$|"
-    r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|(?<!不)(?:可以|能)\s*正常\s*(?:跑|运行|训练|微调)|不再(?:报错|爆显存|oom)|"
-    r"(?<![不没])能够\s*(?:支持)?\s*(?:正常)?\s*(?:运行|跑|训练)(?!吗|么|\?|？)|"
-    r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)|"
-    # "把 quantize(4) 加上，没想到真的可用"
-    r"(?:没想到|竟然|居然)?(?:真的|就|也)(?:可用|能用|可以用)(?!吗|么|\?|？)",
-    _I,
-)
-#: Words before a setting that say it is what made the run work: "it works once I pass torch_dtype=...".
-_FIX_BEFORE = re.compile(
-    r"\b(?:works?|worked|fits?)\s+(?:fine\s+|now\s+|again\s+|ok\s+|well\s+)?(?:once|after|when|if|with)\b|"
-    r"\b(?:runs?|ran|trains?|trained)\s+(?:(?:fine|now|again|ok|well)\s+(?:once|after|when|if|with)|(?:once|after)\s)|"
-    r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
-    r"\b(?:does(?:n'?t|\s+not)|did(?:n'?t|\s+not))\s+(?:happen|occur|oom)\s+(?:when|with|if|after|on)\b|"
-    r"\bno\s+(?:more\s+)?(?:oom|errors?|crash(?:es)?)\s+(?:when|with|if|after|once)\b|"
-    r"\b(?:went\s+away|is\s+gone|disappeared)\s+(?:when|after|once|with|if)\b|\b(?:works?|worked|fits?|runs?)\s+(?:fine\s+)?on\s+(?:an?\s+|the\s+|my\s+)?$|"
-    r"\bcan\s+(?:only\s+)?(?:work|run|train|fit)\s+(?:only\s+)?(?:when|with|if|after|once)\b|"
-    r"\b(?:runs?|ran|works?|worked|trains?|trained|fits?)\b[^,;]{0,40}?\bonly\s+(?:when|if|after|once)\s+(?:i\s+|we\s+)?"
-    r"(?:set(?:ting)?|us(?:e|ing)|reduc\w+|lower\w*|chang\w+|decreas\w+)?\s*(?:the\s+)?[\w-]*$|"
-    r"(?:改成|换成|改为|改用|换用)[^，,。；;]{0,4}$|"
-    # "The key solution was to set `use_cache=False`", "the fix is to pass ..."
-    r"\b(?:the\s+)?(?:key\s+|main\s+|real\s+|only\s+)?(?:solution|fix|workaround)\s+(?:was|is)\s+(?:to\s+)?"
-    r"(?:set(?:ting)?|use|using|pass(?:ing)?|add(?:ing)?|enabl\w+|disabl\w+|turn\w*\s+(?:on|off))?\s*(?:the\s+)?[`\w-]*$",
-    _I,
-)
-
-
-#: What opens a fix's title before the change: "[trainer] ", "fix: ", "perf(fsdp): ".
-_TITLE_PREFIX = r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?"
-#: A line that opens by telling what to change ("Enable gradient checkpointing to prevent OOM", "fix: disable
-#: use_cache to avoid ...", "[trainer] Set eval accumulation steps to avoid ..."), as a fix's title does.
-_IMPERATIVE_HEAD = re.compile(
-    _TITLE_PREFIX
-    + r"(?:(?:enable|use|add|set|turn\s+on|switch\s+to|apply|pass|disable|remove|drop|turn\s+off|lower|reduce)\s+|"
-    r"(?:设置|开启|打开|启用|使用|加上|关闭|关掉|去掉|禁用)\s*)[^.;:!?\n。；：]{0,60}$",
-    _I,
-)
-#: The purpose right after that setting: "... to prevent OOM", "... to avoid running out of memory", "以避免爆显存".
-_FOR_MEMORY = re.compile(
-    r"[^.;!?\n。；]{0,80}?(?:\bto\s+(?:prevent|avoid|fix|reduce|save|lower|cut|free|resolve|solve)\b|"
-    r"(?:以|来|从而)(?:防止|避免|减少|节省|降低|解决))",
-    _I,
-)
-#: A heading that opens the part of a post saying what fixed it: "### Solution", "**Workaround:**", "解决方法：".
-_FIX_HEADING = re.compile(
-    r"^\s*(?:#{1,6}\s*|\*\*)?(?:solution|proposed\s+(?:solution|fix|change)s?|the\s+fix|fix|workaround|"
-    r"how\s+(?:i|we)\s+(?:fixed|solved)\s+it|解决方案|解决办法|解决方法)\s*(?:\*\*)?\s*[:：]?\s*(?:\*\*)?\s*$",
-    _I,
-)
-#: Any other heading, which ends that part.
-_HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S|\*\*[^*]{1,60}\*\*\s*[:：]?\s*$)")
-
-
-#: A line that opens by taking a setting away: "Disable caching via `use_cache` to avoid ...".
-_TAKE_AWAY = re.compile(
-    _TITLE_PREFIX + r"(?:disable|remove|drop|turn\s+off)\b|^\s*(?:关闭|关掉|去掉|禁用)",
-    _I,
-)
-
-
-def tells_a_fix(line: str, start: int, end: int) -> bool:
-    """Whether the line tells what to change to fix it, naming this setting: "Enable gradient checkpointing to
-    prevent OOM on long sequences". Only a line that opens with the change: "I enabled gradient checkpointing
-    to save memory" is the run's own setting."""
-    return _IMPERATIVE_HEAD.match(line[:start]) is not None and _FOR_MEMORY.match(line, end) is not None
-
-
-#: A model named right after saying it worked: "I was able to fine-tune 7B ...", "I can use deepseek-vl-7b",
-#: "我用7B可以跑". Only the model: the GPU in the same clause is usually the same one that later ran out.
-_WORKED_MODEL = re.compile(
-    r"(?:\b(?:was|were|am|are)\s+able\s+to|\b(?:i|we)\s+(?:can|could)|\bsuccessfully)\s+(?:successfully\s+)?"
-    r"(?:fine-?tun(?:e|ed)|finetun(?:e|ed)|train(?:ed)?|r[au]n|load(?:ed)?|use[d]?|fit)\s+(?:(?:a|an|the|my|this)\s+)?$",
-    _I,
-)
-
-#: The rest of a clause saying the run failed: "换成 DPO 就爆显存了", "switching to zero3 still OOMs".
-_FAILED = re.compile(
-    r"爆显存|显存(?:不足|不够|溢出|爆)|爆了|报错|溢出|\boom|out\s+of\s+memory|\b(?:still\s+)?(?:fails?|crash(?:es|ed)?|dies)\b",
-    _I,
-)
-
-#: A next clause that says the change did not help: "改成 zero3，还是 OOM", "switched to zero3, still OOM".
-_STILL_FAILED = re.compile(r"\s*(?:但是?|可是|然而|but\s+)?(?:还是|仍然|依然|也还是|照样|依旧|\bstill\b|\bagain\b)", _I)
-
-#: A clause that starts by saying the run worked, right after a setting's clause.
-_FIX_NEXT = re.compile(
-    r"\s*(?:then\s+|and\s+)?(?:(?:it|i|we|training|the\s+run|everything|train(?:ing)?\s+step\s*\d+)\s+)?"
-    r"(?:(?:can|could)\s+(?:now\s+)?(?:run|train|work|fit)\b|(?:runs?|works?|trains?|fits?)\s+(?:fine|well|ok|perfectly|normally)\b|"
-    r"nothing\s+happen|(?:has|had|there\s+is)\s+no\s+(?:problem|issue|oom)|(?:is|was)\s+working\s+(?:fine|well|again)|"
-    r"(?:训练|模型)?(?:就|才|也)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:跑|运行|训练)|(?:就|也)?没(?:有)?(?:问题|报错|出现(?:这个|这种)?(?:问题|情况)|oom|爆)|"
-    r"(?:没想到|竟然|居然)?(?:真的|就|也)(?:可用|能用|可以用)(?!吗|么|\?|？))",
-    _I,
-)
-
 #: A setting the failing run shares with the run that worked: "on 2 GPUs at the same batch_size".
 _SAME_SETTING = re.compile(
     r"\b(?:same|identical|unchanged)\s+(?P<en>batch[ _-]?size|bs|batch|max[ _-]?length|length|cutoff[ _-]?len|"
@@ -1493,37 +1256,6 @@ _RL_CONTEXT = re.compile(
 #: Data parallel said in words; a weaker reading than DeepSpeed or FSDP named anywhere in the text.
 _DDP = re.compile(r"\bddp\b|DistributedDataParallel|distributed_type:\s*MULTI_GPU|多卡(?:训练|微调|并行)|数据并行", _I)
 
-#: A short aside in brackets right after a setting, which does not end its clause.
-_ASIDE = re.compile(r"^\s*[(（][^()（）]{0,40}[)）]")
-
-#: How far a clause reaches from a setting, each way, when looking for "it works" / "works once".
-CLAUSE_REACH = 160
-
-
-def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
-    """Whether the rest of the clause after ``line[:end]`` says this setting fixed it ("bs 2 it runs").
-
-    What made the run work is not the failing run's setting, so it does not become a fact.
-    """
-    # a clause is short: look at most CLAUSE_REACH characters each way, so a long line stays linear
-    rest = _ASIDE.sub(" ", line[end : end + CLAUSE_REACH])  # "1xA100 (80GB), it works fine"
-    cut = _CLAUSE.search(rest)
-    if _FIX.search(rest[: cut.start()] if cut else rest) is not None:
-        return True
-    if cut is not None and rest[cut.start() : cut.end()] in (",", "，") and _FIX_NEXT.match(rest, cut.end()):
-        return True  # "if I use an A100, it works fine": the next clause says so
-    stop = end if start is None else start
-    before = line[max(0, stop - CLAUSE_REACH) : stop]
-    starts = [m.end() for m in _CLAUSE.finditer(before)]
-    clause = before[starts[-1] if starts else 0 :]
-    if _FIX_BEFORE.search(clause) is None:
-        return False
-    # "换成 DPO 就爆显存了", "改成 zero3，还是 OOM": what was switched to is what failed
-    if _FAILED.search(rest[: cut.start()] if cut else rest):
-        return False
-    return cut is None or _STILL_FAILED.match(rest, cut.end()) is None
-
-
 #: An evaluation harness's command: "lm_eval --model hf ... --batch_size 32" evaluates, it does not train.
 _HARNESS = re.compile(r"(?<![\w/-])lm[_-]eval\b(?!uation)|\bsimple_evaluate\(", _I)
 
@@ -1563,10 +1295,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     for number, raw_line in lines:
         if _SKIP_LINE.search(raw_line):
             continue
-        if _FIX_HEADING.match(raw_line):
+        if FIX_HEADING.match(raw_line):
             in_fix = True
             continue
-        if in_fix and _HEADING.match(raw_line):
+        if in_fix and HEADING.match(raw_line):
             in_fix = False
         harness = harness or _HARNESS.search(raw_line) is not None
         oom = _OOM_START.search(raw_line)
@@ -1602,7 +1334,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if told or describes_a_fix(line, span[1], span[0]):
                 if toggle.off and (
                     _REMOVED.search(line[max(0, span[0] - 40) : span[0]])
-                    or (told and _TAKE_AWAY.match(line) and _toggle_state(line, *span) is not True)
+                    or (told and TAKE_AWAY.match(line) and _toggle_state(line, *span) is not True)
                 ):
                     put(toggle.on, number, line)  # taking it away made it work: the failing run had it
                     fixed.update(toggle.off)
@@ -1643,7 +1375,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     del out["phase"]  # "trying to fine-tune ..., then it OOMs when eval starts": the part it names
                 put([("phase", phase)], number, line)
                 break
-        model, said_model, worked = _models(line)
+        model, said_model, worked = model_in_line(line)
         if worked:
             fixed.update(model)
             fix_line = fix_line or number
@@ -1655,7 +1387,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
-            if _FAILED.search(line, m.end(), m.end() + 40):
+            if FAILED.search(line, m.end(), m.end() + 40):
                 put([(name, after)], number, m.group(0))  # "从4096降到2048还是爆显存": the latest run had the second
             elif describes_a_fix(line, m.end(), m.start()):
                 put([(name, before)], number, m.group(0))  # the run that failed had the first value
@@ -1769,90 +1501,6 @@ def _per_card(out: dict[str, Found]) -> None:
         out["gpu_memory_bytes"] = Found("gpu_memory_bytes", int(each) * GiB, memory.line, memory.excerpt, note)
     elif total_gb > 256:
         del out["gpu_memory_bytes"]  # no card has that much: a total we cannot split
-
-
-def _models(line: str) -> tuple[list[tuple[str, object]], str, bool]:
-    """The model a line names, what it said, and whether the line says that model is what worked.
-
-    "I was able to fine-tune 7B ... but ran into OOM when fine-tuning 13B": the 7B is not the run's.
-    """
-    found = [
-        m
-        for m in (_HUB_ID.search(line), _MODEL_NAME.search(line))
-        if m is not None and not _FILE_PATH.search(m.group(1))  # "bash finetune/finetune_visualglm.sh"
-    ]
-    if found:
-        m = found[0]
-        name = m.group(1).rstrip(".,;:")
-        pairs: list[tuple[str, object]] = [("model_name", name)]
-        size = _name_size(name.split("/")[-1])
-        if size is not None:
-            pairs.append(("model_params_b", size))
-        return pairs, name, _worked(line, m.start(), m.end())
-    spaced = _MODEL_SPACED.search(line)
-    if spaced is not None:
-        name = f"{spaced.group(1)}{spaced.group(2)}-{spaced.group(3)}b"
-        return (
-            [("model_name", name), ("model_params_b", float(spaced.group(3)))],
-            name,
-            _worked(line, spaced.start(), spaced.end()),
-        )
-    zh = _MODEL_ZH.search(line)
-    if zh is not None:
-        name = f"{_ZH_FAMILIES[zh.group(1)]}-{zh.group(2)}b"
-        return [("model_name", name), ("model_params_b", float(zh.group(2)))], name, _worked(line, zh.start(), zh.end())
-    glued = _MODEL_GLUED.search(line)
-    if glued is not None:
-        family, variant, billions = glued.groups()
-        name = f"{family.lower()}{(variant or '').lower()}-{billions}b"
-        return (
-            [("model_name", name), ("model_params_b", float(billions))],
-            name,
-            _worked(line, glued.start(), glued.end()),
-        )
-    underscored = _MODEL_UNDERSCORED.search(line)
-    if underscored is not None:
-        family, version, billions = underscored.groups()
-        name = f"{family.lower()}{version}-{billions}b"
-        return (
-            [("model_name", name), ("model_params_b", float(billions))],
-            underscored.group(0),
-            _worked(line, underscored.start(), underscored.end()),
-        )
-    bare = _SIZE_OF_FAMILY.search(line)
-    if bare is not None:
-        family = bare.group(1).lower()
-        _, size = _ONE_SIZE_FAMILIES[family.rstrip("23")]
-        return (
-            [("model_name", family), ("model_params_b", size)],
-            bare.group(0),
-            _worked(line, bare.start(), bare.end()),
-        )
-    return [], "", False
-
-
-def _worked(line: str, start: int, end: int) -> bool:
-    """Whether the model at ``line[start:end]`` is one the text says worked (not the failing run's)."""
-    return _WORKED_MODEL.search(line[max(0, start - 48) : start]) is not None or describes_a_fix(line, end, start)
-
-
-def _worked_size(m: re.Match[str]) -> bool:
-    """Whether a size ("7B", or the 7b of "deepseek-vl-7b") belongs to a model the text says worked."""
-    start = m.start()
-    while start > 0 and (
-        m.string[start - 1].isascii() and (m.string[start - 1].isalnum() or m.string[start - 1] in "-_./")
-    ):
-        start -= 1
-    return _WORKED_MODEL.search(m.string[max(0, start - 48) : start]) is not None
-
-
-def _name_size(name: str) -> float | None:
-    """Parameters in billions a model name says: "Qwen2.5-7B" 7, "Mixtral-8x7B" 46.7 (experts share layers)."""
-    moe = _MOE_IN_NAME.search(name)
-    if moe is not None:
-        return _MOE.get((int(moe.group(1)), int(moe.group(2))))
-    size = _SIZE_IN_NAME.search(name)
-    return float(size.group(1)) if size else None
 
 
 #: Words before a size that make it memory in use, not the card's: "another process is using 10GB".

@@ -1,0 +1,94 @@
+# ruff: noqa: E501  (bilingual pattern tables: CJK characters count double towards the line length)
+"""Clauses and what their words do to a setting: denied ("没开", "without"), affirmed ("已开启", "with"),
+or only asked about or suggested ("can I enable ...?", "建议开启"). The reader uses them to decide
+whether a setting it found is the run's own."""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
+
+NEGATE = re.compile(
+    r"\b(?:no|not|without|w/o|didn'?t|did not|don'?t|do not|haven'?t|hasn'?t|isn'?t|wasn'?t|never|disabled?|"
+    r"can'?t|cannot|couldn'?t|unable to|removed|dropped|got rid of|"
+    r"off|false|turned off|rather than|instead of|drop(?:ped|ping)?|remov(?:e|ed|ing))\b|而不是|而非|没有|没开|没用|没|未开启|未启用|未|不|关闭|关了|关掉|禁用|否|去掉|删掉|去除",
+    _I,
+)
+AFFIRM = re.compile(
+    r"\b(?:with|using|use[ds]?|enabl(?:e|ed|ing)|turn(?:ed|ing)\s+on|on|true|yes|activat(?:e|ed|ing)|already|set|"
+    r"pass(?:es|ed|ing)?|add(?:ed|ing)?)\b|已开启|已经开启|开启|开了|打开|传了|传入|"
+    r"启用|用了|使用|已开|开着|已设置|设置了|已经设置",
+    _I,
+)
+
+
+CLAUSE = re.compile(r"[,;!?()，。；！？、（）]|\.(?!\w)|\bbut\b|\bhowever\b|\binstead\b|但是?|不过|而是", _I)
+_CJK_NEGATE = re.compile(r"(?:没有|没用|没开|没|未|不用|不是|不|关闭|关了|关掉|禁用)\s*$")
+
+
+def negated(line: str, start: int) -> bool:
+    """Whether the term at ``line[start:]`` is denied: "not using deepspeed zero3", "没用QLoRA".
+
+    Only the same clause counts, and only the last three words before the term (or the Chinese
+    characters right before it): "no OOM with zero3" is read as denied (nothing, rather than a
+    wrong fact), while "no OOM before, but now with zero3" is not.
+    """
+    before = CLAUSE.split(line[max(0, start - 40) : start])[-1]
+    words = before.split()
+    return bool(NEGATE.search(" ".join(words[-3:])) or _CJK_NEGATE.search(before))
+
+
+#: Where a sentence ends: "?", "!", "。" and a full stop that is not a decimal point or a version's dot.
+_SENTENCE_END = re.compile(r"[!?;。！？；]|\.(?!\w)")
+#: Asking whether to use a setting: "can I enable ...?", "is it possible to use ...?", "可以开启...吗".
+_ASKS_WHETHER = re.compile(
+    r"\b(?:can|could|should|shall|may|might)\s+(?:i|we|you|one)\b|\bdo\s+(?:i|we|you)\s+(?:need|have)\s+to\b|"
+    r"\bis\s+(?:it|there)\s+(?:possible|a\s+way|any\s+way|recommended)\b|\bhow\s+(?:can|do|should|could)\s+(?:i|we)\b|"
+    r"\bhow\s+to\b|\bwould\b|\bwhether\b|可以|可否|能否|能不能|是否|要不要|需不需要|需要|怎么|如何|怎样|应该|该不该",
+    _I,
+)
+_QUESTION_TAIL = re.compile(r"[?？]|[吗么嘛][\s。.]*$")
+#: A setting the run has, inside a question about something else: "how can I save memory *when using* bs=8?"
+_SAYS_WHEN = re.compile(
+    r"\b(?:when|while|after|since|because|as)\s+(?:i\s+|i'?m\s+|we\s+)?\w+\s+(?:the\s+)?(?:--)?$", _I
+)
+#: The verb that puts the setting in question, right before it: "can I *enable* ...", "可以*开启*...吗".
+_TO_USE = re.compile(
+    r"(?:\b(?:use|using|enable|enabling|set|setting|turn\s+on|add|adding|try|switch\s+to|apply)\s+(?:the\s+|a\s+)?(?:--)?|"
+    r"(?:开启|打开|启用|使用|用|设置|设|加上|加|改成|换成|试试)\s*)$",
+    _I,
+)
+#: Someone suggesting a setting: "it suggests me to use --gradient_checkpointing", "建议开启".
+_SUGGESTS = re.compile(
+    r"\b(?:suggest|recommend|advise)(?:s|ed|ing)?\s+(?:me\s+|us\s+|you\s+)?(?:to\s+)?"
+    r"(?:use|using|enable|enabling|set|setting|turn|add|pass|passing|specify|specifying)\b|"
+    r"建议(?:我|你|大家)?[^，,。；;！？!?]{0,40}?(?:使用|开启|打开|启用|用|设置|加上|指定|传入)",
+    _I,
+)
+
+
+#: A question that opens with a guess: "Maybe DeepSpeed ... supports it?", "Perhaps FSDP would help?".
+_GUESS_HEAD = re.compile(
+    r"\s*(?:maybe|perhaps|possibly)\s+(?:the\s+|a\s+|using\s+|use\s+|with\s+|try(?:ing)?\s+)?$", _I
+)
+
+
+def hypothetical(line: str, start: int, end: int) -> bool:
+    """Whether the setting at ``line[start:end]`` is asked about or suggested, not the run's own.
+
+    "Can I enable gradient checkpointing?", "可以开启gradient_checkpointing吗", "it suggests me to use
+    --gradient_checkpointing": the run did not have it (or nobody knows), so it is not read. A question
+    that states the run's setting ("why does batch_size=8 OOM?") is still read: only asking *whether to
+    use* it counts. The sentence around the setting is the scope.
+    """
+    starts = [m.end() for m in _SENTENCE_END.finditer(line, 0, start)]
+    head = line[starts[-1] if starts else 0 : start]
+    if _SUGGESTS.search(head):
+        return True
+    stop = _SENTENCE_END.search(line, end)
+    tail = line[end : stop.end() if stop else len(line)]
+    if _QUESTION_TAIL.search(tail) is not None and _GUESS_HEAD.match(head):
+        return True  # "Maybe DeepSpeed Inference mode supports something similar?": a guess at a tool to try
+    asks = _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None
+    return asks and _TO_USE.search(head) is not None and _SAYS_WHEN.search(head) is None

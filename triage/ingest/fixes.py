@@ -1,0 +1,146 @@
+"""What made the run work, said in words: "it works once I pass torch_dtype=...", "bs 改成1就可以了",
+a fix's title ("Enable gradient checkpointing to prevent OOM") and a post's "Solution" section.
+
+A setting named in such a clause is the change that fixed the run, not the failing run's own setting:
+the reader keeps it apart (the ``resolved_by`` fact) instead of reading it as the run's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from triage.ingest.clauses import CLAUSE
+
+_I = re.IGNORECASE | re.ASCII
+
+_FIX = re.compile(
+    r"\b(?:fixe[sd]|solve[sd]|resolve[sd]|works?\s+(?:now|fine|perfectly|as\s+expected)|it\s+(?:runs|works|fits)|"
+    r"runs\s+(?:fine|perfectly|without\s+(?:oom|errors?|issues?|problems?))|no\s+longer\s+oom|(?:is|was)\s+working\s+(?:fine|well|again)|"
+    r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
+    r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs|works))\b|"
+    r"就好了|解决了|(?<![还会])不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
+    r"就不(?:再)?(?:oom|报错|爆显存|溢出|爆)了?|(?:之后|以后|后)?(?:就)?(?:正常了|恢复正常)|"
+    r"\bhelped\b|\b(?:the\s+)?(?:oom|error|problem|issue)\s+(?:is\s+gone|went\s+away|disappeared)\b|"
+    r"\b(?:it\s+)?(?:was|is)\s+(?:fine|ok(?:ay)?)\s*(?:again|now|then)?\s*$|"
+    r"(?:才|就)(?:可以|能)(?:正常)?(?:跑|运行|训练|微调)|(?<!不)(?:可以|能)\s*正常\s*(?:跑|运行|训练|微调)|不再(?:报错|爆显存|oom)|"
+    r"(?<![不没])能够\s*(?:支持)?\s*(?:正常)?\s*(?:运行|跑|训练)(?!吗|么|\?|？)|"
+    r"(?:之后|以后|后)[，,]?\s*(?:就)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:训练|运行|跑)|"
+    # "把 quantize(4) 加上，没想到真的可用"
+    r"(?:没想到|竟然|居然)?(?:真的|就|也)(?:可用|能用|可以用)(?!吗|么|\?|？)",
+    _I,
+)
+#: Words before a setting that say it is what made the run work: "it works once I pass torch_dtype=...".
+_FIX_BEFORE = re.compile(
+    r"\b(?:works?|worked|fits?)\s+(?:fine\s+|now\s+|again\s+|ok\s+|well\s+)?(?:once|after|when|if|with)\b|"
+    r"\b(?:runs?|ran|trains?|trained)\s+(?:(?:fine|now|again|ok|well)\s+(?:once|after|when|if|with)|(?:once|after)\s)|"
+    r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
+    r"\b(?:does(?:n'?t|\s+not)|did(?:n'?t|\s+not))\s+(?:happen|occur|oom)\s+(?:when|with|if|after|on)\b|"
+    r"\bno\s+(?:more\s+)?(?:oom|errors?|crash(?:es)?)\s+(?:when|with|if|after|once)\b|"
+    r"\b(?:went\s+away|is\s+gone|disappeared)\s+(?:when|after|once|with|if)\b|\b(?:works?|worked|fits?|runs?)\s+(?:fine\s+)?on\s+(?:an?\s+|the\s+|my\s+)?$|"
+    r"\bcan\s+(?:only\s+)?(?:work|run|train|fit)\s+(?:only\s+)?(?:when|with|if|after|once)\b|"
+    r"\b(?:runs?|ran|works?|worked|trains?|trained|fits?)\b[^,;]{0,40}?\bonly\s+(?:when|if|after|once)\s+(?:i\s+|we\s+)?"
+    r"(?:set(?:ting)?|us(?:e|ing)|reduc\w+|lower\w*|chang\w+|decreas\w+)?\s*(?:the\s+)?[\w-]*$|"
+    r"(?:改成|换成|改为|改用|换用)[^，,。；;]{0,4}$|"
+    # "The key solution was to set `use_cache=False`", "the fix is to pass ..."
+    r"\b(?:the\s+)?(?:key\s+|main\s+|real\s+|only\s+)?(?:solution|fix|workaround)\s+(?:was|is)\s+(?:to\s+)?"
+    r"(?:set(?:ting)?|use|using|pass(?:ing)?|add(?:ing)?|enabl\w+|disabl\w+|turn\w*\s+(?:on|off))?\s*(?:the\s+)?[`\w-]*$",
+    _I,
+)
+
+
+#: What opens a fix's title before the change: "[trainer] ", "fix: ", "perf(fsdp): ".
+_TITLE_PREFIX = r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?"
+#: A line that opens by telling what to change ("Enable gradient checkpointing to prevent OOM", "fix: disable
+#: use_cache to avoid ...", "[trainer] Set eval accumulation steps to avoid ..."), as a fix's title does.
+_IMPERATIVE_HEAD = re.compile(
+    _TITLE_PREFIX
+    + r"(?:(?:enable|use|add|set|turn\s+on|switch\s+to|apply|pass|disable|remove|drop|turn\s+off|lower|reduce)\s+|"
+    r"(?:设置|开启|打开|启用|使用|加上|关闭|关掉|去掉|禁用)\s*)[^.;:!?\n。；：]{0,60}$",
+    _I,
+)
+#: The purpose right after that setting: "... to prevent OOM", "... to avoid running out of memory", "以避免爆显存".
+_FOR_MEMORY = re.compile(
+    r"[^.;!?\n。；]{0,80}?(?:\bto\s+(?:prevent|avoid|fix|reduce|save|lower|cut|free|resolve|solve)\b|"
+    r"(?:以|来|从而)(?:防止|避免|减少|节省|降低|解决))",
+    _I,
+)
+#: A heading that opens the part of a post saying what fixed it: "### Solution", "**Workaround:**", "解决方法：".
+FIX_HEADING = re.compile(
+    r"^\s*(?:#{1,6}\s*|\*\*)?(?:solution|proposed\s+(?:solution|fix|change)s?|the\s+fix|fix|workaround|"
+    r"how\s+(?:i|we)\s+(?:fixed|solved)\s+it|解决方案|解决办法|解决方法)\s*(?:\*\*)?\s*[:：]?\s*(?:\*\*)?\s*$",
+    _I,
+)
+#: Any other heading, which ends that part.
+HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S|\*\*[^*]{1,60}\*\*\s*[:：]?\s*$)")
+
+
+#: A line that opens by taking a setting away: "Disable caching via `use_cache` to avoid ...".
+TAKE_AWAY = re.compile(
+    _TITLE_PREFIX + r"(?:disable|remove|drop|turn\s+off)\b|^\s*(?:关闭|关掉|去掉|禁用)",
+    _I,
+)
+
+
+def tells_a_fix(line: str, start: int, end: int) -> bool:
+    """Whether the line tells what to change to fix it, naming this setting: "Enable gradient checkpointing to
+    prevent OOM on long sequences". Only a line that opens with the change: "I enabled gradient checkpointing
+    to save memory" is the run's own setting."""
+    return _IMPERATIVE_HEAD.match(line[:start]) is not None and _FOR_MEMORY.match(line, end) is not None
+
+
+#: A model named right after saying it worked: "I was able to fine-tune 7B ...", "I can use deepseek-vl-7b",
+#: "我用7B可以跑". Only the model: the GPU in the same clause is usually the same one that later ran out.
+WORKED_MODEL = re.compile(
+    r"(?:\b(?:was|were|am|are)\s+able\s+to|\b(?:i|we)\s+(?:can|could)|\bsuccessfully)\s+(?:successfully\s+)?"
+    r"(?:fine-?tun(?:e|ed)|finetun(?:e|ed)|train(?:ed)?|r[au]n|load(?:ed)?|use[d]?|fit)\s+(?:(?:a|an|the|my|this)\s+)?$",
+    _I,
+)
+
+#: The rest of a clause saying the run failed: "换成 DPO 就爆显存了", "switching to zero3 still OOMs".
+FAILED = re.compile(
+    r"爆显存|显存(?:不足|不够|溢出|爆)|爆了|报错|溢出|\boom|out\s+of\s+memory|\b(?:still\s+)?(?:fails?|crash(?:es|ed)?|dies)\b",
+    _I,
+)
+
+#: A next clause that says the change did not help: "改成 zero3，还是 OOM", "switched to zero3, still OOM".
+_STILL_FAILED = re.compile(r"\s*(?:但是?|可是|然而|but\s+)?(?:还是|仍然|依然|也还是|照样|依旧|\bstill\b|\bagain\b)", _I)
+
+#: A clause that starts by saying the run worked, right after a setting's clause.
+_FIX_NEXT = re.compile(
+    r"\s*(?:then\s+|and\s+)?(?:(?:it|i|we|training|the\s+run|everything|train(?:ing)?\s+step\s*\d+)\s+)?"
+    r"(?:(?:can|could)\s+(?:now\s+)?(?:run|train|work|fit)\b|(?:runs?|works?|trains?|fits?)\s+(?:fine|well|ok|perfectly|normally)\b|"
+    r"nothing\s+happen|(?:has|had|there\s+is)\s+no\s+(?:problem|issue|oom)|(?:is|was)\s+working\s+(?:fine|well|again)|"
+    r"(?:训练|模型)?(?:就|才|也)?(?:可以|能)(?:进行|开始)?(?:正常)?(?:跑|运行|训练)|(?:就|也)?没(?:有)?(?:问题|报错|出现(?:这个|这种)?(?:问题|情况)|oom|爆)|"
+    r"(?:没想到|竟然|居然)?(?:真的|就|也)(?:可用|能用|可以用)(?!吗|么|\?|？))",
+    _I,
+)
+
+#: A short aside in brackets right after a setting, which does not end its clause.
+_ASIDE = re.compile(r"^\s*[(（][^()（）]{0,40}[)）]")
+
+#: How far a clause reaches from a setting, each way, when looking for "it works" / "works once".
+CLAUSE_REACH = 160
+
+
+def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
+    """Whether the rest of the clause after ``line[:end]`` says this setting fixed it ("bs 2 it runs").
+
+    What made the run work is not the failing run's setting, so it does not become a fact.
+    """
+    # a clause is short: look at most CLAUSE_REACH characters each way, so a long line stays linear
+    rest = _ASIDE.sub(" ", line[end : end + CLAUSE_REACH])  # "1xA100 (80GB), it works fine"
+    cut = CLAUSE.search(rest)
+    if _FIX.search(rest[: cut.start()] if cut else rest) is not None:
+        return True
+    if cut is not None and rest[cut.start() : cut.end()] in (",", "，") and _FIX_NEXT.match(rest, cut.end()):
+        return True  # "if I use an A100, it works fine": the next clause says so
+    stop = end if start is None else start
+    before = line[max(0, stop - CLAUSE_REACH) : stop]
+    starts = [m.end() for m in CLAUSE.finditer(before)]
+    clause = before[starts[-1] if starts else 0 :]
+    if _FIX_BEFORE.search(clause) is None:
+        return False
+    # "换成 DPO 就爆显存了", "改成 zero3，还是 OOM": what was switched to is what failed
+    if FAILED.search(rest[: cut.start()] if cut else rest):
+        return False
+    return cut is None or _STILL_FAILED.match(rest, cut.end()) is None
