@@ -22,6 +22,7 @@ from triage.ingest.fixes import FAILED, FIX_HEADING, HEADING, TAKE_AWAY, describ
 from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
 from triage.ingest.model_names import MOE_SIZES, model_in_line, worked_size
+from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, phases_in_order
 
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
 #: Chinese verbs that set a value to a new one: "batch_size调到1", "cutoff_len从4096降到2048".
@@ -405,173 +406,6 @@ def _in_lora_context(extract: Extract) -> Extract:
 def _modules(m: re.Match[str]) -> list[tuple[str, object]]:
     names = list(dict.fromkeys(_MODULE_NAMES.findall(m.string)))
     return [("lora_target_modules", ",".join(names))] if names else []
-
-
-#: Up to N characters of one sentence that name no other phase and do not say it went fine, for the
-#: Chinese "<phase> ... <ran out>" readings ("推理长视频（>5min）总是报OOM", "微调13B 模型，显存爆了").
-_ZH_GAP = r"(?:(?!推理|生成|评估|评测|验证|训|微调|sft|加载|保存|合并|导出|没问题|没有问题|正常|可以|完|后|前)[^。；;\n]){0,%d}?"
-#: The Chinese ways to say the card ran out, with the common typo 现存 for 显存.
-_ZH_RAN_OUT = r"(?:oom|out\s*of\s*memory|爆显存|爆现存|(?:显存|现存)(?:不足|不够|溢出|爆|炸|超)|显存溢出)"
-
-_PHASES = (
-    (
-        "evaluation",
-        r"\b(?:during|while|when|at|in|only in)\s+(?:the\s+|my\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
-        r"prediction|predicting)\b|\b(?:validation|evaluation|eval)\s+(?:loop|step|phase|stage)\b|"
-        r"\bduring\s+(?:trainer\.)?(?:predict|evaluate)\(\)|\bdo_predict\b|"
-        r"\b(?:as soon as|when|once|after)\s+(?:the\s+)?(?:evaluation|eval|validation)\s+(?:would\s+|will\s+|did\s+)?"
-        r"(?:starts?|begins?|kicks? in|runs?|started|began)\b|\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|ooms?|dies|died)\s+(?:on|at)\s+"
-        r"(?:the\s+)?(?:eval(?:uation)?|validation)\b|"
-        r"开始(?:评估|验证|eval)|(?:评估|验证)一开始|一(?:评估|验证|eval|做评估|跑评估)就|"
-        r"\bpredict\s*(?:的)?\s*(?:时候|时|阶段)|预测(?:时|的时候|阶段)|"
-        r"评估时|评估阶段|评估的时候|验证时|验证阶段|验证的时候|eval\s*的?时候|评测时|"
-        r"(?:一|每)到\s*eval|到\s*eval_?steps?|eval_?steps?\s*(?:的)?(?:时候|时)|"
-        r"\b(?:zero|few)[- ]shot\s+eval\w*|\brunning\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,3}evaluation\b|"
-        r"\bevaluation_loop\b|\btrainer\.(?:evaluate|predict)\b|\bpredict\(\)|(?:做|跑|进行)?(?:模型)?(?:的)?评测|(?:做|跑|进行)评估|"
-        # an evaluation tool's command, or a benchmark named before "eval": "opencompass run ...", "when MMLU eval"
-        r"(?<![\w/-])(?:opencompass|evalscope)\s+(?:run\s+)?(?:--|\w+\.py)|"
-        r"\b(?:when|while|during)\s+(?:running\s+)?(?:the\s+)?[A-Z][\w-]*\s+eval(?:uation|uating)?\b|"
-        # "trying to evaluate `sarvam-1` model on MMLU dataset", "进行大规模数据evaluation"
-        r"\b(?:trying|tried|try|attempting)\s+to\s+evaluate\b|(?:进行|做|跑)[^，。,；;]{0,10}(?:evaluation|评估|评测)",
-    ),
-    (
-        "generation",
-        r"\b(?:during|while|when|in|for|at)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
-        r"\b(?:oom|out of memory|crash(?:es)?)\s+on\s+inference\b|"
-        r"\binference\s+(?:runs?\s+out\s+of\s+(?:gpu\s+)?memory|ooms?|crash(?:es|ed)?|fails?)\b|"
-        r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
-        r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
-        r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
-        r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)|"
-        r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|推理\s*\d+\s*[kK万]?\s*(?:的)?\s*(?:上下文|长度|tokens?|字)|(?:单图|批量|batch\s*)推理|"
-        r"(?:开始|一)聊天|聊天(?:时|的时候|过程中)|\b(?:web|cli|chat)_demo\.py\b|"
-        # "视频推理失败", "推理就会报显存溢出", "推理显存暴涨", "随着推理次数增加", "推理baichuan-13b"; not "推理没有问题"
-        r"推理(?:就|会|时|也)?\s*(?:会)?\s*(?:报|出现)?\s*(?:oom|爆显存|显存(?:不足|不够|溢出|暴涨|不断|持续|一直|越用越)|失败|不出来|溢出)|"
-        r"(?:视频|图片|图像|单句|单条|批量|多轮)推理|推理次数|(?:随着|每次)推理|推理\s*(?:一个|一段|一张|一条)|推理\s*(?=[a-z][\w.-]*\d)|"
-        # "用infer.sh脚本推理长视频（>5min）总是报OOM", "跑aquila-7B推理的示例代码显示out of memory"; "问第二个就出现"
-        r"推理"
-        + _ZH_GAP % 16
-        + _ZH_RAN_OUT
-        + r"|问(?:第[二两三四五]|两|几)个(?:问题)?就|(?:随着|每次)(?:我|用户)?的?(?:提问|问答|对话|聊天)|"
-        # a chat that goes on: "during a conversation", "with each successive prompt", "chatted for a bit", "in chat mode"
-        r"\b(?:during|in)\s+(?:a|the)\s+(?:conversation|chat)\b|\bchat(?:ted|ting)\s+(?:for\s+a\s+(?:bit|while|few)|with\s+(?:the\s+|my\s+)?(?:bot|model|llm|character|it)\b)|"
-        r"\b(?:each|every)\s+(?:successive|new|subsequent)\s+(?:prompt|message|reply|turn|question)\b|\bin\s+chat\s+mode\b|"
-        r"\bchat\s+script\b|\bafter\s+(?:my|the)\s+(?:story|conversation|chat|context)\s+(?:gets|got|grows|grew)\s+longer\b|"
-        # an RL trainer's rollouts are generation: "large rollout.n encounter OOM", "OOM during rollout"
-        r"\b(?:during|in|at)\s+(?:the\s+)?rollouts?\b|\brollout\s+(?:phase|stage)\b|\brollout\.n\b",
-    ),
-    (
-        "merging",
-        r"merge_and_unload|\b(?:during|while|when)\s+(?:the\s+)?merg(?:e|ing)\b|\bmerg(?:e|ing)\s+(?:the\s+)?"
-        r"(?:lora|adapters?|weights|models?|checkpoints?)\b|合并[^。，,；;]{0,20}(?:时|的时候|过程中)|apply_delta|"
-        r"save_pretrained_merged|\blora\s+merg(?:e|ing)\b|导出(?:模型|权重|lora)?(?:时|的时候|过程中)|\bllamafactory-cli\s+export\b|"
-        r"\b(?:when|while|during)\s+(?:the\s+)?export(?:ing)?\s+(?:the\s+)?(?:merged\s+)?model\b|"
-        # "合并QLoRA权重报Cuda out of memory", "模型量化导出报错"
-        r"(?:合并|(?<!量化)导出)(?![的后好完])" + _ZH_GAP % 16 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")|"
-        r"\b(?:in|at|during)\s+the\s+merg(?:e|ing)\s+(?:step|stage|phase)\b|"
-        # xtuner's merge command: "xtuner convert merge出现OOM"
-        r"\bconvert\s+merge\b",
-    ),
-    (
-        "saving",
-        r"\b(?:during|while|when|at)\s+(?:the\s+)?(?:saving|save|checkpoint saving|checkpointing)\b|"
-        r"save_pretrained|save_model|_save_to_state_dict|保存(?:模型|权重|checkpoint|检查点)?(?:参数|文件)?(?:时|的时候|过程中)|"
-        r"\bafter\s+(?:the\s+)?training\s+(?:finished|completed|ended|is done|was done)\b|"
-        r"训练(?:完|结束)(?:了)?(?:之后|后|时)|\bcheckpoint(?:ing)?\s+sav(?:e|es|ing)\b|"
-        r"\b(?:when|while|during|at)\s+(?:trying\s+to\s+|i\s+|we\s+|it\s+)?sav(?:e|es|ing)\s+(?:the\s+|a\s+|my\s+)?(?:[\w-]+\s+)?"
-        r"(?:model|checkpoint|weights|adapters?|state[ _]dict)",
-    ),
-    (
-        "loading",
-        r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|\bloading the model\b|"
-        r"\bLoading checkpoint shards\b|\b(?:can(?:not|'t)|unable to|fail(?:s|ed)? to)\s+load\s+(?:the\s+)?"
-        r"(?:\w+[- ]?)?model\b|"
-        r"加载模型(?!(?:完成?|成功)?(?:后|之后|以后))|加载(?:时|的时候)|载入模型|模型加载(?!\s*(?:完|成功|好|后|之后))|"
-        r"\bload(?:ing)?\s+(?:the\s+)?(?:checkpoint\s+)?shards\b|\bshards?\s+(?:are\s+|were\s+)?load(?:ing|ed)?\b|"
-        r"加载(?:到)?第?\s*\d+\s*个?分片|分片加载|"
-        r"\b(?:can(?:not|'t)|unable\s+to|fail(?:s|ed)?\s+to|could(?:n'?t|\s+not))\s+(?:even\s+)?load\s+(?:the\s+|my\s+|a\s+)?"
-        r"[\w.-]{1,40}\s+model\b|"
-        r"\b(?:was|is|were|are|while|when)\s+(?:it\s+|i\s+)?(?:was\s+|is\s+|am\s+)?loading\s+(?:the\s+|my\s+|a\s+)?"
-        r"(?:base\s+|pretrained\s+|pre-trained\s+|whole\s+|full\s+)?(?:model|weights|checkpoint)\b|"
-        r"\b(?:load(?:ing)?|mov(?:e|ing)|transfer(?:ring)?|put(?:ting)?)\s+the\s+(?:whole\s+)?model\s+(?:on|to|onto)\s+(?:the\s+)?"
-        r"(?:gpus?|cuda|device)\b|\b(?:during|inside)\s+(?:the\s+)?`?from_pretrained\b|\bat\s+load(?:ing)?\s+time\b|"
-        # "OOM in from_pretrained" (a setting passed "in from_pretrained" is not where it failed)
-        r"\b(?:oom|out\s+of\s+memory|fails?|failed|crash\w*|dies|died|killed)\s+(?:\w+\s+){0,2}in\s+(?:the\s+)?`?from_pretrained\b|"
-        r"\bmodel\s+loading\b|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|begins|started)\b|"
-        r"加载[^，。,；;完后]{0,20}?(?:时候?|的时候|阶段|过程中)|(?:加载|载入|读取)(?:模型)?(?:权重|参数)(?:时|的时候|阶段)?|"
-        r"(?:一|刚)加载就|加载(?:就|直接)(?:爆|oom|报错|溢出)|from_pretrained\s*(?:时|的时候|阶段)|"
-        r"(?:还没|没有?)(?:来得及)?加载完|加载(?:完成?)?(?:之前|前)|加载到一半|\bbefore\s+(?:the\s+)?model\s+(?:even\s+)?(?:finishes|finished)\s+loading\b|"
-        # a model named between 加载 and the failure: "加载Qwen-72B-chat LLM model 出现OOM"; a start-up that fails
-        r"加载\s*[a-z][\w.\-/]*(?:\s*(?:llm\s*)?(?:model|模型))?\s*(?:时|的时候)?\s*(?:就)?\s*(?:出现|报错?|爆)?\s*"
-        r"(?:oom|显存不足|显存不够|爆显存|out\s*of\s*memory)|(?:oom|爆显存|显存不足)\s*(?:导致)?启动失败|启动(?:时|的时候)?就\s*(?:oom|爆显存|显存不足)|"
-        r"\b(?:oom|out\s+of\s+memory)\s+(?:on|at|during)\s+(?:start-?up|launch)\b|"
-        r"启动(?:的时候|时)" + _ZH_GAP % 8 + r"(?:报错|" + _ZH_RAN_OUT + r")",
-    ),
-    ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
-    (
-        "optimizer",
-        r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)|"
-        r"\b(?:during|in|at)\s+(?:the\s+)?(?:optimi[sz]er\s+)?step\s*(?:\(\)\s*)?(?:function|call|method)\b",
-    ),
-    ("forward", r"\b(?:during|in)\s+(?:the\s+)?forward(?:\s+pass)?\b|前向传播"),
-    # last: training, without saying which part of the step
-    (
-        "training",
-        r"\b(?:during|while|when|in the middle of)\s+(?:the\s+)?(?:training|fine[- ]?tuning|finetuning)\b|"
-        r"\bwhile\s+(?:i\s+was\s+|i'm\s+|im\s+)?(?:training|fine[- ]?tuning)\b|"
-        r"训练(?:时|的时候|过程中|中途)|微调(?:时|的时候|过程中)|"
-        r"(?:训练|微调|精调|finetune|sft)[^，。,；;完后前]{0,12}?(?:时候?|的时候|过程中|阶段)|开始(?:训练|微调)(?:就|后|时)|"
-        r"(?:训练|微调|精调)[^，。,；;完后前]{0,10}?(?:爆显存|显存(?:不足|不够|溢出|爆)|oom|out\s*of\s*memory)|"
-        r"(?:训练|微调|精调)\s*(?:一直|总是|就)?(?:报错|报|出错)[^。；;]{0,30}?(?:oom|out\s*of\s*memory|显存(?:不足|不够|溢出))|"
-        r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:sft|dpo|ppo|grpo|kto|orpo|lora|qlora|full)\s+(?:training|fine[- ]?tuning)\b|"
-        r"\b(?:can(?:not|'t|\s+not)|unable\s+to)\s+(?:fine[- ]?tune|finetune|train)\b[^.;!?]{0,40}?\b(?:oom|out\s+of\s+memory)\b|"
-        r"\b(?:try(?:ing)?|tried|attempt(?:ing)?|attempted)\s+to\s+(?:full[- ]?)?(?:train|fine[- ]?tune|finetune|pre-?train)\b|"
-        r"\b(?:training|fine[- ]?tuning|finetuning)\s+(?:always\s+|still\s+|just\s+)?(?:crash(?:es|ed)?|fail(?:s|ed)?|dies|died|oom(?:s|ed)?|"
-        r"runs?\s+out|ran\s+out|goes\s+oom|went\s+oom|stops?|stopped|throws|threw)\b|"
-        # the clause says fine-tuning is what ran out: "fine-tuning llama-7b runs out of memory", "OOM when fine-tune BART"
-        r"\b(?:fine[- ]?tun(?:e|ing)|finetun(?:e|ing))\b[^,.;!?()]{0,50}?\b(?:oom|out\s+of\s+memory|runs?\s+out\s+of\s+(?:gpu\s+)?memory|ran\s+out\s+of\s+(?:gpu\s+)?memory)\b|"
-        r"\b(?:oom|out\s+of\s+memory)\s+(?:error\s+)?(?:when|while|during|for)\s+(?:i\s+)?(?:fine[- ]?tun\w*|finetun\w*)\b|"
-        r"(?:训练|微调|精调|全参数?|全量)[^，。,；;完后前]{0,20}?(?:溢出|爆了)|(?:finetune|fine-tune|sft)\s*(?:提示|报)\s*(?:oom|out of memory|显存)|"
-        # "微调13B 模型，显存爆了", "在微调这总是会因为文章内容太长OOM", "运行PPO，...还是爆显存溢出", "dpo train yi34b 显示现存不够"
-        r"(?:训练|微调|精调|(?<![a-z])(?:sft|dpo|ppo|grpo|rlhf)(?![a-z]))" + _ZH_GAP % 20 + _ZH_RAN_OUT + r"|"
-        # "训练报错" closing a line whose pasted message was dropped; "训着训着"
-        r"(?:训练|微调|精调)(?:时|的时候)?\s*(?:一直|总是)?\s*(?:报错|出错)\s*[:：]?\s*$|训着训着|(?:ppo|dpo|grpo|rlhf|奖励模型)\s*(?:阶段|训练)",
-    ),
-)
-_PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _PHASES)
-_LOADING = dict(_PHASE_PATTERNS)["loading"]
-#: Loading said as done before what failed: "after loading the model", "模型加载完成后", "once it loaded".
-_LOADED_BEFORE = re.compile(r"\b(?:after|once|finished|successfully)\s+(?:\w+\s+){0,2}$", _I)
-_LOADED_FINE = re.compile(
-    r"^\W{0,3}(?:\w+\s+){0,3}?(?:is|was|works?|worked|went|goes|loads?)\s+(?:fine|ok|okay|well|normally)\b|"
-    r"^[^，。,；;]{0,6}(?:完成|成功|正常|没问题|好了)",
-    _I,
-)
-
-
-#: A Chinese question whether something is supported ("export 能够支持多张卡加载模型...吗？"): the part of the run it
-#: names is what the user asks about, not where the run failed.
-_ASKS_IF_SUPPORTED = re.compile(r"(?:能够|能否|能不能|可不可以|是否)\s*支持[^。！!]{0,60}[吗么]?\s*[？?]")
-
-
-def _phases_in_order(line: str) -> list[tuple[str, re.Pattern[str]]]:
-    """The phase readings in the order the line names them ("OOM in the merge step ... for inference": merging),
-    training last: a line that names a part of the run and also says it was training means that part."""
-    found = []
-    for rank, (phase, pattern) in enumerate(_PHASE_PATTERNS):
-        hit = pattern.search(line)
-        if hit is not None:
-            found.append((phase == "training", hit.start(), rank, phase, pattern))
-    return [(phase, pattern) for *_, phase, pattern in sorted(found)]
-
-
-def _fails_while_loading(line: str) -> bool:
-    """Whether the line says the model's loading is what failed, not a step before what failed."""
-    m = _LOADING.search(line)
-    if m is None:
-        return False
-    before, after = line[max(0, m.start() - 30) : m.start()], line[m.end() : m.end() + 30]
-    return _LOADED_BEFORE.search(before) is None and _LOADED_FINE.search(after) is None
 
 
 _GPU_NAMES = "|".join(model_patterns())
@@ -1360,11 +1194,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         if said_ddp is not None and not negated(line, said_ddp.start()):
             ddp = (number, said_ddp.group(0))
         # the part of the run a "是否支持...？" question names is what it asks about: blanked for the phase
-        stated = _ASKS_IF_SUPPORTED.sub(lambda m: " " * len(m.group(0)), line)
-        for phase, phase_pattern in _phases_in_order(stated):
+        stated = ASKS_IF_SUPPORTED.sub(lambda m: " " * len(m.group(0)), line)
+        for phase, phase_pattern in phases_in_order(stated):
             if phase_pattern.search(stated):
                 if phase in ("generation", "loading"):
-                    load_failed = _fails_while_loading(stated)
+                    load_failed = fails_while_loading(stated)
                     if phase == "loading" and not load_failed:
                         continue  # "after loading the model, inference OOMs": the load came before what failed
                     if load_failed:

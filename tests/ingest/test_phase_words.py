@@ -1,0 +1,38 @@
+"""The phase of the run said in words."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, phases_in_order
+
+
+@pytest.mark.parametrize(
+    ("line", "first"),
+    [
+        ("评估时爆显存", "evaluation"),
+        ("OOM while loading the model", "loading"),
+        ("merge_and_unload 的时候显存不够", "merging"),
+        # a line that names a part of the run and says it was training means that part
+        ("during training the evaluation step runs out of memory", "evaluation"),
+    ],
+)
+def test_the_first_phase_a_line_names(line: str, first: str) -> None:
+    assert phases_in_order(line)[0][0] == first
+
+
+@pytest.mark.parametrize(
+    ("line", "failed"),
+    [
+        ("CUDA out of memory while loading the model", True),
+        ("after loading the model successfully, training OOMs at step 3", False),
+        ("加载模型完成后，训练时爆显存", False),
+    ],
+)
+def test_loading_is_what_failed_only_when_it_did_not_go_fine(line: str, failed: bool) -> None:
+    assert fails_while_loading(line) is failed
+
+
+def test_a_question_whether_something_is_supported_is_found() -> None:
+    assert ASKS_IF_SUPPORTED.search("export 能够支持多张卡加载模型吗？") is not None
+    assert ASKS_IF_SUPPORTED.search("加载模型时爆显存") is None
