@@ -111,12 +111,22 @@ def answer_words(
 
 #: The share of threads that must answer a question before its answers' shares stand for all users'.
 REPRESENTATIVE = 0.5
+#: Settings a thread states as part of its configuration (a command line, a config file), whatever their
+#: value: with :data:`ENOUGH_ANSWERS` answers their stated shares stand for users' better than a uniform
+#: guess does (fp32 is 17 % of the dtypes threads state, not a third). What a user observed (memory that
+#: grew, steps trained, the OS) is stated when it is notable, so its shares would not.
+CONFIG_SETTINGS = frozenset(
+    {"torch_dtype", "distributed", "finetune_method", "quantization", "trainer_type", "attn_implementation",
+     "mixed_precision", "gradient_checkpointing"}
+)  # fmt: skip
+ENOUGH_ANSWERS = 15
 
 
 def answered_share(kb: KnowledgeBase, records: list[Record]) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """For each askable fact, the share of ``records`` whose author answers its question (two decimals),
-    and for enum and yes/no facts that most threads answer (:data:`REPRESENTATIVE`) the share of each
-    answer among those who answer (``ANSWER_VALUES``).
+    and for enum and yes/no facts that most threads answer (:data:`REPRESENTATIVE`), or configuration
+    settings with :data:`ENOUGH_ANSWERS` answers (:data:`CONFIG_SETTINGS`), the share of each answer among
+    those who answer (``ANSWER_VALUES``).
 
     The answer counts when :func:`answer_words` has words and the interview takes them as the answer.
     A fact asked only within a context (:data:`triage.engine.questions.ASKED_WITHIN`) is counted over
@@ -139,8 +149,11 @@ def answered_share(kb: KnowledgeBase, records: list[Record]) -> tuple[dict[str, 
             said = [w for r in group if (w := answer_words(kb, r, name, reads)) is not None]
             answers = [a for w in said if (a := read_answer(kb, spec, w)[0]) is not None]
             took = len(answers)
-            # only where most threads answer: a setting stated by few is stated when it is notable
-            if key == name and took >= REPRESENTATIVE * len(group) and spec.type in (FactType.enum, FactType.bool):
+            # where most threads answer, or a configuration setting: an observation stated by few is stated
+            # when it is notable
+            common = took >= REPRESENTATIVE * len(group)
+            setting = name in CONFIG_SETTINGS and took >= ENOUGH_ANSWERS
+            if key == name and (common or setting) and spec.type in (FactType.enum, FactType.bool):
                 counts = Counter(str(a) for a in answers)
                 values[name] = {v: round(n / took, 2) for v, n in sorted(counts.items())}
             if group and (took or name in named):

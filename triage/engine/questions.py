@@ -119,13 +119,21 @@ UNMEASURED_SCALE = 0.07
 MIN_ANSWERED = 0.05
 
 
-#: How often each answer is given, among the development threads that answer the question (enum and
-#: yes/no facts that at least half of the threads answer: a setting stated by few threads is stated
-#: when it is notable, so its shares would not stand for users'; printed by
-#: ``bench/bench_interview.py --answerability`` with :data:`ANSWERED`). Most OOMs are CUDA OOMs:
-#: asking the error's kind tells less than a uniform guess over its values says.
+#: How often each answer is given, among the development threads that answer the question: enum and
+#: yes/no facts that at least half of the threads answer, and configuration settings (dtype, launcher,
+#: method, quantization, trainer, attention, checkpointing) that at least 15 threads state, since a
+#: config is stated whatever its values. An observation stated by few threads (memory that grew, the
+#: OS) is stated when it is notable, so its shares would not stand for users' and it keeps a uniform
+#: guess. Printed by ``bench/bench_interview.py --answerability`` with :data:`ANSWERED`. Most OOMs are
+#: CUDA OOMs: asking the error's kind tells less than a uniform guess over its values says; fp32 is 17 %
+#: of the dtypes threads state, not a third.
 ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
+    "attn_implementation": {"eager": 0.33, "flash_attention_2": 0.61, "sdpa": 0.06},
+    "distributed": {"ddp": 0.13, "deepspeed": 0.65, "fsdp": 0.16, "none": 0.05},
     "error_kind": {"cublas_alloc": 0.0, "cuda_oom": 0.84, "host_oom": 0.14, "other": 0.02},
+    "finetune_method": {"freeze": 0.01, "full": 0.5, "lora": 0.39, "qlora": 0.11},
+    "gradient_checkpointing": {"False": 0.3, "True": 0.7},
+    "mixed_precision": {"bf16": 0.38, "fp16": 0.62},
     "phase": {
         "backward": 0.01,
         "evaluation": 0.07,
@@ -137,6 +145,9 @@ ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
         "saving": 0.03,
         "training": 0.48,
     },
+    "quantization": {"4bit": 0.62, "8bit": 0.27, "none": 0.1},
+    "torch_dtype": {"bf16": 0.31, "fp16": 0.52, "fp32": 0.17},
+    "trainer_type": {"custom": 0.12, "dpo": 0.13, "grpo": 0.2, "orpo": 0.01, "ppo": 0.16, "sft": 0.25, "trainer": 0.13},
 }
 
 
