@@ -141,9 +141,11 @@ def test_fifty_megabytes_of_output_keep_triage_small(tmp_path, run_env, script):
         assert code == b"0", out.stderr
         return int(rss)
 
-    # 10 MB already fills what waits for the scanner (4 MiB): from there on, nothing may grow
+    # 10 MB already fills what waits for the scanner (4 MiB): from there on, nothing may grow. Kept output
+    # would add 40 MB; the margin (16 MiB) absorbs a loaded machine's noise (11.7 MB seen once beside a
+    # benchmark, with 8 MiB as the margin).
     small, large = peak_kib(10), peak_kib(50)
-    assert large - small < 8 * 1024, (small, large)
+    assert large - small < 16 * 1024, (small, large)
 
 
 def test_a_burst_of_output_passes_whole_while_the_scanner_catches_up(tmp_path, run_env, script):
