@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, phases_in_order
+from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, loads_for_inference, phases_in_order
 
 
 @pytest.mark.parametrize(
@@ -36,3 +36,17 @@ def test_loading_is_what_failed_only_when_it_did_not_go_fine(line: str, failed: 
 def test_a_question_whether_something_is_supported_is_found() -> None:
     assert ASKS_IF_SUPPORTED.search("export 能够支持多张卡加载模型吗？") is not None
     assert ASKS_IF_SUPPORTED.search("加载模型时爆显存") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "load"),
+    [
+        ("How to load such a big model into 40Gb of A100 ram (just for inference)?", True),
+        ("Loading Llama-2-13b for inference only, nvidia-smi shows 52GB", True),
+        ("加载模型用于推理，显存不足", True),
+        ("I load the model for inference and it OOMs during generation", False),  # generation named
+        ("OOM when running inference", False),  # nothing about loading
+    ],
+)
+def test_loading_a_model_meant_for_inference_is_the_load(line: str, load: bool) -> None:
+    assert loads_for_inference(line) is load

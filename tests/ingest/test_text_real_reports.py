@@ -511,6 +511,18 @@ def test_a_setting_said_to_have_no_effect_is_set_but_inactive(said: str) -> None
 
 
 @pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        # discuss.huggingface.co T0pp thread (development split): the load is the step, inference its purpose
+        ("How to load such a big model (42Gb checkpoint) into 40Gb of A100 ram (just for inference)?", "loading"),
+        ("after loading the model for inference, generate() runs out of memory", "generation"),
+    ],
+)
+def test_inference_as_the_models_purpose_is_not_the_generation_phase(said: str, phase: str) -> None:
+    assert facts(said).get("phase") == phase
+
+
+@pytest.mark.parametrize(
     ("said", "gib"),
     [
         ("只加载模型后显存占用28G？", 28.0),

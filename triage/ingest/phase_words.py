@@ -179,3 +179,21 @@ def fails_while_loading(line: str) -> bool:
         return False
     before, after = line[max(0, m.start() - 30) : m.start()], line[m.end() : m.end() + 30]
     return _LOADED_BEFORE.search(before) is None and _LOADED_FINE.search(after) is None
+
+
+#: Inference named as what the model is for, not as the step that failed: "load it just for inference",
+#: "Loading Llama-2-13b for inference only", "加载模型用于推理".
+_FOR_INFERENCE = re.compile(
+    r"\b(?:just\s+|only\s+)?for\s+(?:the\s+)?inference\b|\binference\s+only\b|用于推理|来推理|做推理用", _I
+)
+#: Loading the model said in the same line: "load such a big model", "tensors loading as fp32", "加载模型".
+_LOAD_SAID = re.compile(r"\bload(?:s|ing|ed)?\b|加载|载入", _I)
+#: Generation itself named as the step: "during generation", "generate()", "生成时".
+_GENERATING = re.compile(r"\bgenerat(?:e\(|ion\b|ing\b)|\bmodel\.chat\b|\bdecoding\b|生成|对话|回答", _I)
+
+
+def loads_for_inference(line: str) -> bool:
+    """Whether the line is about loading a model meant for inference, with nothing said of generating: its
+    "inference" is the model's purpose and the load is the step ("How to load such a big model into 40 GB
+    (just for inference)?"), so the phase is loading, not generation."""
+    return bool(_FOR_INFERENCE.search(line) and _LOAD_SAID.search(line) and not _GENERATING.search(line))

@@ -22,7 +22,7 @@ from triage.ingest.fixes import FAILED, FIX_HEADING, HEADING, TAKE_AWAY, describ
 from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
 from triage.ingest.model_names import MOE_SIZES, model_in_line, worked_size
-from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, phases_in_order
+from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, loads_for_inference, phases_in_order
 
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
 #: Chinese verbs that set a value to a new one: "batch_size调到1", "cutoff_len从4096降到2048".
@@ -1198,7 +1198,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         for phase, phase_pattern in phases_in_order(stated):
             if phase_pattern.search(stated):
                 if phase in ("generation", "loading"):
-                    load_failed = fails_while_loading(stated)
+                    load_failed = fails_while_loading(stated) or loads_for_inference(stated)
                     if phase == "loading" and not load_failed:
                         continue  # "after loading the model, inference OOMs": the load came before what failed
                     if load_failed:
