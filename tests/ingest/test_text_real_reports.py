@@ -540,7 +540,15 @@ def test_memory_seen_in_use_is_read_as_used_not_as_the_cards(said: str, gib: flo
 
 @pytest.mark.parametrize(
     "said",
-    ["another process is using 10GB", "被占用了15G显存", "it used 60GB of RAM", "3090，64G内存", "I have a 24GB GPU"],
+    [
+        "another process is using 10GB",
+        "被占用了15G显存",
+        "it used 60GB of RAM",
+        "3090，64G内存",
+        "I have a 24GB GPU",
+        "我用了24G的显卡跑7B",  # the card used, not memory seen in use
+        "using 24GB GPUs for a 7B model",
+    ],
 )
 def test_someone_elses_use_host_memory_and_a_cards_size_are_not_memory_seen_in_use(said: str) -> None:
     assert "used_memory_bytes" not in facts(said)

@@ -422,10 +422,11 @@ _STATED_MEMORY = (
 _USED_MEMORY = (
     r"(?:显存)?(?:占用|占了|用了|吃了|吃掉了?|消耗了?|跑到了?|涨到了?)\s*(?:了)?\s*(?:显存)?\s*"
     r"(?:约|大约|大概|将近|接近|差不多|高达|达到|为|是|在)?\s*了?\s*(?P<z>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)(?![a-z])"
-    r"(?!\s*(?:的)?\s*(?:内存|ram\b|cpu|system|host))|"
+    r"(?!\s*(?:的)?\s*(?:内存|ram\b|cpu|system|host|显卡|卡|gpu|card))|"  # "用了24G的卡" names the card
     r"\b(?:uses?|using|used|takes?|taking|took|consumes?|consuming|consumed|occup(?:y|ies|ying|ied)|eats?|eating|"
     r"costs?|costing)\s+(?:up\s+)?(?:about\s+|around\s+|~\s*|nearly\s+|almost\s+|over\s+|roughly\s+)?"
     r"(?P<e>\d+(?:\.\d+)?)\s*(?:GB|GiB|G)\b(?!\s*(?:of\s+)?(?:the\s+)?(?:cpu|system|host)?\s*(?:ram|memory of the host)\b)"
+    r"(?!\s*(?:gpus?|cards?|graphics)\b(?!\s*mem))"  # "using 24GB GPUs" names the cards, "64GB GPU mem" a use
 )
 
 
