@@ -169,12 +169,13 @@ def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
 _HELD = re.compile(r"(?:占用?了?|用了|还剩|剩余?|释放了?)\s*(?:大概|大约|约|差不多)?\s*$")
 
 
-#: An English verb of use right before a size: "it uses about 30GB of VRAM" says what was used.
-_USES = re.compile(
+#: An English verb of use and its hedge, right before a size: "uses about", "takes ~", "eats up".
+_USE_VERB = (
     r"\b(?:uses?|using|used|takes?|taking|took|consum\w*|occup\w*|costs?|costing|eats?|eating)\s+(?:up\s+)?"
-    r"(?:about|around|~|nearly|almost|over|roughly)?\s*$",
-    _I,
+    r"(?:(?:about|around|nearly|almost|over|roughly)\s+|~\s*)?"
 )
+#: That verb ending the text before a size: "it uses about 30GB of VRAM" says what was used, not the card's.
+_USES = re.compile(_USE_VERB + r"$", _I)
 
 
 #: Words after a size that make it what is left over: "有20GB的显存是盈余的", "20G空闲".
@@ -423,9 +424,8 @@ _USED_MEMORY = (
     r"(?:显存)?(?:占用|占了|用了|吃了|吃掉了?|消耗了?|跑到了?|涨到了?)\s*(?:了)?\s*(?:显存)?\s*"
     r"(?:约|大约|大概|将近|接近|差不多|高达|达到|为|是|在)?\s*了?\s*(?P<z>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)(?![a-z])"
     r"(?!\s*(?:的)?\s*(?:内存|ram\b|cpu|system|host|显卡|卡|gpu|card))|"  # "用了24G的卡" names the card
-    r"\b(?:uses?|using|used|takes?|taking|took|consumes?|consuming|consumed|occup(?:y|ies|ying|ied)|eats?|eating|"
-    r"costs?|costing)\s+(?:up\s+)?(?:about\s+|around\s+|~\s*|nearly\s+|almost\s+|over\s+|roughly\s+)?"
-    r"(?P<e>\d+(?:\.\d+)?)\s*(?:GB|GiB|G)\b(?!\s*(?:of\s+)?(?:the\s+)?(?:cpu|system|host)?\s*(?:ram|memory of the host)\b)"
+    + _USE_VERB
+    + r"(?P<e>\d+(?:\.\d+)?)\s*(?:GB|GiB|G)\b(?!\s*(?:of\s+)?(?:the\s+)?(?:cpu|system|host)?\s*(?:ram|memory of the host)\b)"
     r"(?!\s*(?:gpus?|cards?|graphics)\b(?!\s*mem))"  # "using 24GB GPUs" names the cards, "64GB GPU mem" a use
 )
 
