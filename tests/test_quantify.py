@@ -75,3 +75,14 @@ def test_no_ratio_without_both_figures_or_for_a_small_model():
     assert "observed_bytes_per_param" not in derive(facts(model_params_b=7.0))
     # 0.5B parameters: the CUDA context alone would look like several bytes per parameter
     assert "observed_bytes_per_param" not in derive(facts(model_params_b=0.5, used_memory_bytes=3 * 2**30))
+
+
+def test_the_weights_share_of_the_card_is_derived_with_the_dtype_it_assumes():
+    # DeepSpeed#655 (development split): 11B in fp16 fits a 24 GB card by a hair; the share says how little is left
+    got = derive(facts(model_params_b=11.0, gpu_name="RTX 3090", torch_dtype="fp16", finetune_method="full"))
+    assert got.value("weights_exceed_gpu") is False
+    assert 0.9 < got.value("weights_gpu_share") < 1.0
+    assert "fp16" in got["weights_gpu_share"].source.excerpt
+    assert derive(facts(model_params_b=7.0, gpu_name="A100 80GB")).value("weights_gpu_share") < 0.25
+    in_4bit = derive(facts(model_params_b=70.0, gpu_name="A100 80GB", quantization="4bit"))
+    assert in_4bit.value("weights_gpu_share") < 0.6

@@ -1,6 +1,8 @@
 """Derived facts from the estimate (Source kind "derived"): what the diagnosis reasons with.
 
 * ``weights_exceed_gpu``: the weights alone are larger than the GPU's capacity;
+* ``weights_gpu_share``: the weights over the GPU's capacity (0.95: the weights fit, leaving 5 % for
+  everything else);
 * ``does_not_fit_at_batch_1``: even per-device batch 1 (accumulation keeping the effective
   batch) exceeds the GPU;
 * ``largest_component``: the biggest component at the peak;
@@ -35,7 +37,7 @@ def derived_facts(
     except ModelUnknown:
         return []
 
-    def fact(name: str, value: bool | int | str, excerpt: str) -> Fact:
+    def fact(name: str, value: bool | int | float | str, excerpt: str) -> Fact:
         return Fact(name, value, Source("derived", excerpt=excerpt))
 
     out = [
@@ -55,6 +57,14 @@ def derived_facts(
     if cap is not None:
         w = est.sizes["weights"].bytes
         out.append(fact("weights_exceed_gpu", w > cap, f"weights {w / GiB:.2f} GiB vs GPU {cap / GiB:.2f} GiB"))
+        out.append(
+            fact(
+                "weights_gpu_share",
+                round(w / cap, 2),
+                f"weights {w / GiB:.2f} GiB ({_stored_as(est)}) are {w / cap:.0%} of the GPU's usable "
+                f"{cap / GiB:.2f} GiB",
+            )
+        )
         one = (
             est
             if est.run.batch == 1
@@ -68,6 +78,11 @@ def derived_facts(
             )
         )
     return out
+
+
+def _stored_as(est: Estimate) -> str:
+    """How the estimate stores the weights: "bf16", "4bit"."""
+    return est.run.weight_dtype if est.run.quantization == "none" else est.run.quantization
 
 
 def seen_per_param(facts: FactSet | Mapping[str, Any]) -> list[Fact]:
