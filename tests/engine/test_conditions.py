@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from triage.engine.conditions import describe, evaluate, version_in
+from triage.engine.conditions import describe, describe_negated, evaluate, version_in
 from triage.facts import Fact, FactSet, Source
 from triage.kb.models import AllOf, AnyOf, Leaf, NotOf
 
@@ -74,6 +74,17 @@ def test_versions_are_pep440_not_strings():
 
 def test_describe():
     assert describe(AllOf(all=[GC_OFF, LONG])) == "gradient_checkpointing = false and max_length ≥ 1024"
+
+
+def test_describe_negated_says_what_holds_when_the_test_is_false():
+    assert describe_negated(LONG) == "max_length < 1024"
+    assert describe_negated(GC_OFF) == "gradient_checkpointing = true"
+    assert describe_negated(Leaf(fact="offload", op="ne", value=True)) == "offload = true"
+    assert describe_negated(Leaf(fact="phase", op="in", value=["forward", "backward"])) == (
+        "phase not in ['forward', 'backward']"
+    )
+    assert describe_negated(NotOf(**{"not": LONG})) == "max_length ≥ 1024"
+    assert describe_negated(AllOf(all=[GC_OFF, LONG])) == "not (gradient_checkpointing = false and max_length ≥ 1024)"
 
 
 @given(st.one_of(st.none(), st.booleans()), st.one_of(st.none(), st.integers(0, 10_000)))

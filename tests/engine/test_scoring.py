@@ -116,3 +116,27 @@ def test_a_signal_that_restates_a_known_fact_is_not_counted_twice():
     assert from_text_only.score == pytest.approx(logit(0.1) + 1.2)
     assert both.score == pytest.approx(logit(0.1) + 2.0)
     assert [i.kind for i in both.items] == ["prior", "fact"]
+
+
+def test_evidence_that_is_false_is_worded_as_what_holds():
+    # "−1.5 batch_size > 1" read as if the batch were above 1; the item says what the facts show instead
+    labelled = cause(
+        when=[
+            {
+                "test": {"fact": "attn_implementation", "op": "eq", "value": "eager"},
+                "if_true": 2.0,
+                "if_false": -3.0,
+                "label": {"en": "attention implementation is eager", "zh": "注意力实现是 eager"},
+            },
+            {"test": {"fact": "batch_size", "op": "gt", "value": 1}, "if_true": 2.0, "if_false": -1.5},
+        ]
+    )
+    items = Scorer({"c": labelled}, "").score(facts(attn_implementation="sdpa", batch_size=1))[0].items
+    false = [i for i in items if i.state == "false"]
+    assert [i.label for i in false] == ["not: attention implementation is eager", "batch_size ≤ 1"]
+    assert false[0].text("zh") == "并非：注意力实现是 eager"
+    true = Scorer({"c": labelled}, "").score(facts(attn_implementation="eager", batch_size=4))[0].items
+    assert [i.label for i in true if i.state == "true" and i.kind == "fact"] == [
+        "attention implementation is eager",
+        "batch_size > 1",
+    ]

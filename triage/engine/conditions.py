@@ -107,7 +107,9 @@ def evaluate(cond: Condition, facts: FactSet) -> Tri:
 def describe(cond: Condition) -> str:
     """A compact human form: ``gradient_checkpointing = false``."""
     if isinstance(cond, Leaf):
-        symbol = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}.get(cond.op, cond.op)
+        symbol = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥", "not_in": "not in"}.get(
+            cond.op, cond.op
+        )
         value = cond.value
         if isinstance(value, bool):
             value = str(value).lower()
@@ -117,6 +119,21 @@ def describe(cond: Condition) -> str:
     if isinstance(cond, AnyOf):
         return " or ".join(_group(c) for c in cond.any)
     return f"not {_group(cond.not_)}"
+
+
+#: Each comparison and its opposite, for :func:`describe_negated`.
+_OPPOSITE = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "in": "not_in", "not_in": "in"}
+
+
+def describe_negated(cond: Condition) -> str:
+    """What holds when ``cond`` is false, compactly: ``model_params_b < 13`` for ``model_params_b ≥ 13``."""
+    if isinstance(cond, Leaf) and cond.op in ("eq", "ne") and isinstance(cond.value, bool):
+        return describe(cond.model_copy(update={"op": "eq", "value": (cond.op == "ne") == cond.value}))
+    if isinstance(cond, Leaf) and cond.op in _OPPOSITE:
+        return describe(cond.model_copy(update={"op": _OPPOSITE[cond.op]}))
+    if isinstance(cond, NotOf):
+        return describe(cond.not_)
+    return f"not {_group(cond)}"
 
 
 def _group(cond: Condition) -> str:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from triage.engine.conditions import describe, evaluate, leaves
+from triage.engine.conditions import describe, describe_negated, evaluate, leaves
 from triage.engine.signals import Anchors, match_all
 from triage.facts import FactSet
 from triage.kb.models import Affects, Cause, Evidence, Leaf, Remedy
@@ -114,6 +114,9 @@ class _Prepared:
     names: tuple[str, ...]
     label: str
     label_zh: str | None
+    label_false: str
+    """What the evidence says when its test is false ("not: ..."): the label states the test."""
+    label_false_zh: str | None
 
 
 #: Per cause (by identity): its evidence, prepared once. Scoring runs many times per cause while the
@@ -127,7 +130,12 @@ def _prepared(cause: Cause) -> tuple[_Prepared, ...]:
         return hit[1]
     out = tuple(
         _Prepared(
-            ev, _leaf_facts(ev), ev.label.en if ev.label else describe(ev.test), ev.label.zh if ev.label else None
+            ev,
+            _leaf_facts(ev),
+            ev.label.en if ev.label else describe(ev.test),
+            ev.label.zh if ev.label else None,
+            f"not: {ev.label.en}" if ev.label else describe_negated(ev.test),
+            f"并非：{ev.label.zh}" if ev.label else None,
         )
         for ev in evidence_of(cause)
     )
@@ -163,7 +171,9 @@ def fact_items(cause: Cause, facts: FactSet, derived_weight: float = 1.0) -> tup
         else:
             veto = ev.veto and scale == 1.0
             vetoed = vetoed or veto
-            items.append(Item("fact", label, ev.if_false * scale, "false", names, veto=veto, label_zh=zh))
+            items.append(
+                Item("fact", p.label_false, ev.if_false * scale, "false", names, veto=veto, label_zh=p.label_false_zh)
+            )
     return items, vetoed, unknown
 
 

@@ -204,6 +204,8 @@ def evidence_label(cause: Cause, item: Item, lang: str = "en") -> str:
     if item.kind == "signal":
         return f"{t('ask_mentions', lang)} “{item.excerpt}”" if item.excerpt else item.label
     if item.kind == "fact":
+        if item.label_zh:
+            return item.label_zh
         for ev in evidence_of(cause):
             if ev.label is not None and ev.label.en == item.label:
                 return ev.label.get(lang)
