@@ -122,6 +122,14 @@ def facts(text: str) -> dict[str, object]:
         ("from vllm import LLM and it OOMs on the first prompt", "out_of_scope", "serving"),
         ("llamafactory-cli chat --infer_backend vllm", "out_of_scope", "serving"),
         ("用vllm推理的时候显存不够", "out_of_scope", "serving"),
+        # other engines and deployments (development-split threads: lmdeploy#978, #1442, QwenLM/Qwen#782, ms-swift#4407)
+        ("from lmdeploy import pipeline\npipe = pipeline('internlm/internlm2-chat-7b')", "out_of_scope", "serving"),
+        ("lmdeploy serve api_server ../Qwen1___5-7B-Chat --tp 1", "out_of_scope", "serving"),
+        ("A100 80G，vLLM 运行 qwen-7b-chat 报错 OutOfMemoryError", "out_of_scope", "serving"),
+        ("llama-3.2-11B-vision run in vllm==0.6.3 OOM error", "out_of_scope", "serving"),
+        ("通过swift部署了Qwen2.5_vl之后，显存不断增加", "out_of_scope", "serving"),
+        ("examples/finetune_taiyi_stable_diffusion 全精度要显存26G", "out_of_scope", "image_model"),
+        ("Dreambooth training on a 3090 runs out of memory", "out_of_scope", "image_model"),
         # models by family and size
         ("fine-tuning llama 65b with LoRA", "model_name", "llama-65b"),
         ("百川13B 全参微调", "model_name", "baichuan-13b"),
@@ -161,6 +169,10 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("memory of epoch 1 is fine", "trained_before_oom"),
         ("GRPO with use_vllm=True; from vllm import LLM happens inside the trainer", "out_of_scope"),
         ("rollout.gpu_memory_utilization=0.5 and the actor OOMs", "out_of_scope"),
+        # LMDeploy named as an installed package or its quantization tool; vLLM as lm_eval's backend
+        ("Environment: torch 2.1.2, LMDeploy: 0.4.2+, transformers 4.40", "out_of_scope"),
+        ("lmdeploy lite auto_awq Meta-Llama-3-70B-Instruct --calib-seqlen 2048", "out_of_scope"),
+        ("lm_eval --model vllm --model_args pretrained=x,gpu_memory_utilization=0.8", "out_of_scope"),
         ("fp32 master weights are part of what Adam costs", "torch_dtype"),
         ("git clone https://github.com/tatsu-lab/stanford_alpaca.git", "model_name"),
         ("![shot](https://github.com/user-attachments/assets/1f2e-929b-4c)", "model_params_b"),

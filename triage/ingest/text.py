@@ -733,11 +733,16 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # vLLM used as an inference engine, not inside an RL trainer (see read_lines)
         r"--infer_backend[=\s]+vllm\b|\binfer_backend:\s*vllm\b|VllmWorkerProcess|\bvllm\.(?:worker|engine)\b|\bLLMEngine\b|"
         r"\bfrom\s+vllm\s+import\b|(?<![\w.])gpu_memory_utilization\b|NIXLConnector|\bcudagraph\s+capture\b|"
-        r"(?:用|使用|采用)\s*vllm\s*(?:推理|部署)|\bvllm\s*(?:推理|部署)|\b(?:serving|serve)\s+(?:it\s+|the\s+model\s+)?with\s+vllm\b",
+        r"(?:用|使用|采用)\s*vllm\s*(?:推理|部署)|\bvllm\s*(?:推理|部署)|\b(?:serving|serve)\s+(?:it\s+|the\s+model\s+)?with\s+vllm\b|"
+        # vLLM run as the engine ("vLLM 运行 qwen-7b-chat", "VLLM镜像部署", "run in vllm==0.6.3")
+        r"\bvllm\s*(?:==|运行|镜像|serve\b)|\b(?:run|running|ran|runs)\s+(?:it\s+|the\s+model\s+)?(?:in|with|on|using)\s+vllm\b|"
+        # other inference engines and their deployments: LMDeploy/TurboMind, swift's deploy
+        r"\blmdeploy\s*(?:serve|chat|推理|部署)|\bfrom\s+lmdeploy\b|\blmdeploy\.(?:pipeline|serve)|(?:用|使用|采用|通过)\s*lmdeploy|"
+        r"\bturbomind\b|swift\s*部署|部署(?:了|的)?\s*(?:推理)?服务",
         _simple("out_of_scope", "serving"),
     ),
     (
-        r"\bstable[ -]?diffusion\b|\bdiffusers\b|\bunet\b|\bcontrolnet\b|\bsdxl\b|\bcomfyui\b|\byolo(?:v\d+)?\b|"
+        r"(?<![a-z])stable[ _-]?diffusion\b|\bdreambooth\b|\bkohya|\btext[ -]to[ -]video\b|文生视频|\bdiffusers\b|\bunet\b|\bcontrolnet\b|\bsdxl\b|\bcomfyui\b|\byolo(?:v\d+)?\b|"
         r"\bresnet\d*\b|CUDNN_STATUS|文生图|扩散模型",
         _simple("out_of_scope", "image_model"),
     ),
@@ -1271,8 +1276,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         del out["gpu_count"]  # "单卡训练正常，多卡出现了OOM": several cards, how many not said
     if "distributed" not in out and ddp is not None:
         put([("distributed", "ddp")], *ddp)
-    if rl_context and out.get("out_of_scope") is not None and out["out_of_scope"].raw == "serving":
-        del out["out_of_scope"]  # vLLM generating rollouts inside an RL trainer is training memory
+    if (rl_context or harness) and out.get("out_of_scope") is not None and out["out_of_scope"].raw == "serving":
+        # vLLM generating rollouts inside an RL trainer is training memory; as lm_eval's backend, an evaluation
+        del out["out_of_scope"]
     kind = out.get("error_kind")
     if (
         (gpu_neicun or (gpu_ran_out and not host_named))

@@ -24,12 +24,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "out_of_scope_serving": {
         "en": "This looks like serving a model (vLLM, TGI, an API server), which triage does not cover: it diagnoses "
         "fine-tuning and evaluating LLMs. Generic checks: nvidia-smi for other processes on the GPU; the server's "
-        "memory share (vLLM --gpu-memory-utilization) and context length (--max-model-len); tensor parallelism "
-        "across GPUs; a quantized checkpoint.",
+        "memory share (vLLM --gpu-memory-utilization, LMDeploy --cache-max-entry-count) and context length "
+        "(--max-model-len, --session-len); tensor parallelism across GPUs (--tensor-parallel-size, --tp); a quantized "
+        "checkpoint.",
         "zh": "这看起来是在部署推理服务（vLLM、TGI、API 服务），不在 triage 的范围内："
         "triage 诊断的是大语言模型的微调和评估。通用检查：用 nvidia-smi 看显卡上是否有其他进程；"
-        "服务占用显存的比例（vLLM 的 --gpu-memory-utilization）和上下文长度（--max-model-len）；"
-        "多卡张量并行；量化的模型权重。",
+        "服务占用显存的比例（vLLM 的 --gpu-memory-utilization，LMDeploy 的 --cache-max-entry-count）和上下文长度"
+        "（--max-model-len、--session-len）；多卡张量并行（--tensor-parallel-size、--tp）；量化的模型权重。",
     },
     "out_of_scope_image_model": {
         "en": "This looks like an image model (diffusion, UNet, a CNN), which triage does not cover: it diagnoses "
