@@ -17,6 +17,12 @@ from triage.ingest.model_names import model_in_line
         ("Qwen2.5vl32B merge", "qwen2.5vl-32b", 32.0),
         ("internlm2_7b_chat 训练", "internlm2-7b", 7.0),
         ("chatglm2就爆显存", "chatglm2", 6.0),
+        # vision-language models whose names carry no size, as development-split threads name them
+        ("--model_type minicpm-v-v2_5-chat", "minicpm-llama3-v-2.5", 8.0),
+        ("openbmb/MiniCPM-Llama3-V-2_5 lora", "openbmb/MiniCPM-Llama3-V-2_5", 8.0),
+        ("minicpmV2.6 微调", "minicpm-v-2.6", 8.0),
+        ("CogVLM 微调需要多少显存", "cogvlm-17b", 17.0),
+        ("finetune Cogagent with sat weights", "cogagent-18b", 18.0),
     ],
 )
 def test_a_model_and_its_size(line: str, name: str, size: float) -> None:
@@ -31,3 +37,9 @@ def test_a_model_said_to_work_is_not_the_failing_runs() -> None:
 
 def test_a_script_path_names_no_model() -> None:
     assert model_in_line("bash finetune/finetune_qwen.sh")[0] == []
+
+
+@pytest.mark.parametrize("line", ["CogVLM2 推理", "MiniCPM-V 微调", "MiniCPM-V-2 lora"])
+def test_a_family_released_in_several_sizes_gets_none(line: str) -> None:
+    # CogVLM2 and the MiniCPM-V versions other than 2.5 and 2.6 are not the sizes the table knows
+    assert "model_params_b" not in dict(model_in_line(line)[0])

@@ -64,6 +64,28 @@ _ONE_SIZE_FAMILIES = {"chatglm": ("chatglm-6b", 6.0)}
 _SIZE_OF_FAMILY = re.compile(r"(?<![\w/.-])(chatglm[23]?)(?![\w.]|-\d|\s*-?\s*\d+(?:\.\d+)?\s*[bB]\b)", _I)
 
 
+#: Vision-language models whose names carry no size, with the total their model cards state:
+#: MiniCPM-Llama3-V 2.5 and MiniCPM-V 2.6 "a total of 8B parameters"
+#: (https://huggingface.co/openbmb/MiniCPM-Llama3-V-2_5, https://github.com/OpenBMB/MiniCPM-V),
+#: CogVLM-17B "10 billion vision parameters and 7 billion language parameters" and CogAgent-18B "11 billion
+#: visual parameters and 7 billion language parameters" (https://github.com/THUDM/CogAgent).
+_SIZES_BY_NAME: tuple[tuple[re.Pattern[str], str, float], ...] = (
+    (re.compile(r"minicpm[-_ ]?(?:llama3[-_ ]?)?v[-_ ]?v?[-_ ]?2[-._ ]?5(?!\d)", _I), "minicpm-llama3-v-2.5", 8.0),
+    (re.compile(r"minicpm[-_ ]?v[-_ ]?v?[-_ ]?2[-._ ]?6(?!\d)", _I), "minicpm-v-2.6", 8.0),
+    (re.compile(r"(?<![\w.-])cogvlm(?![-_]?\d)", _I), "cogvlm-17b", 17.0),  # not CogVLM2, not "CogVLM-17B"
+    (re.compile(r"(?<![\w.-])cogagent(?![-_]?\d)", _I), "cogagent-18b", 18.0),
+)
+
+
+def _size_by_name(text: str) -> tuple[re.Match[str], str, float] | None:
+    """The first model in ``text`` whose size its model card states though its name does not."""
+    for pattern, name, size in _SIZES_BY_NAME:
+        m = pattern.search(text)
+        if m is not None:
+            return m, name, size
+    return None
+
+
 def model_in_line(line: str) -> tuple[list[tuple[str, object]], str, bool]:
     """The model a line names, what it said, and whether the line says that model is what worked.
 
@@ -79,6 +101,9 @@ def model_in_line(line: str) -> tuple[list[tuple[str, object]], str, bool]:
         name = m.group(1).rstrip(".,;:")
         pairs: list[tuple[str, object]] = [("model_name", name)]
         size = _name_size(name.split("/")[-1])
+        if size is None:
+            named = _size_by_name(name)
+            size = named[2] if named is not None else None
         if size is not None:
             pairs.append(("model_params_b", size))
         return pairs, name, _worked(line, m.start(), m.end())
@@ -112,6 +137,10 @@ def model_in_line(line: str) -> tuple[list[tuple[str, object]], str, bool]:
             underscored.group(0),
             _worked(line, underscored.start(), underscored.end()),
         )
+    named = _size_by_name(line)
+    if named is not None:
+        m, name, size = named
+        return [("model_name", name), ("model_params_b", size)], m.group(0), _worked(line, m.start(), m.end())
     bare = _SIZE_OF_FAMILY.search(line)
     if bare is not None:
         family = bare.group(1).lower()
