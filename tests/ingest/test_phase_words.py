@@ -27,6 +27,10 @@ def test_the_first_phase_a_line_names(line: str, first: str) -> None:
         ("CUDA out of memory while loading the model", True),
         ("after loading the model successfully, training OOMs at step 3", False),
         ("加载模型完成后，训练时爆显存", False),
+        # a progress bar at its end: the load finished before whatever failed next
+        ("Loading checkpoint shards: 100%|██████████| 10/10 [00:02<00:00, 3.40it/s]", False),
+        ("Loading checkpoint shards: 4/4 [00:10<00:00]", False),
+        ("Loading checkpoint shards:  67%|██████▋   | 2/3 [00:41<00:20]", True),
     ],
 )
 def test_loading_is_what_failed_only_when_it_did_not_go_fine(line: str, failed: bool) -> None:
@@ -44,6 +48,7 @@ def test_a_question_whether_something_is_supported_is_found() -> None:
         ("How to load such a big model into 40Gb of A100 ram (just for inference)?", True),
         ("Loading Llama-2-13b for inference only, nvidia-smi shows 52GB", True),
         ("加载模型用于推理，显存不足", True),
+        ("I just try to load the 7B model to make CLI inference, but I got OOM Error", True),  # LLaVA#228
         ("I load the model for inference and it OOMs during generation", False),  # generation named
         ("OOM when running inference", False),  # nothing about loading
     ],

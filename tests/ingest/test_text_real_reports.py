@@ -22,7 +22,8 @@ def facts(text: str) -> dict[str, object]:
         # the phase in plain words
         ("每次对话显存占用都会增加几百Mb，请问除了重启程序有别的解决办法吗？", "phase", "generation"),
         ("我这边报内存不够，应该是显存不够的意思吧。目前测试的是推理。", "phase", "generation"),
-        ("I just try to load the 7B model to make CLI inference, but I got OOM Error", "phase", "generation"),
+        # LLaVA#228: the whole fp16 model was moved to one 16 GB card; the load, meant for inference, failed
+        ("I just try to load the 7B model to make CLI inference, but I got OOM Error", "phase", "loading"),
         ("训练时显存还是够用的，但是一到eval_step设置的步数就爆OOM了", "phase", "evaluation"),
         ("Got an OOM error after the training finished, not sure why.", "phase", "saving"),
         ("合并 llama 和 lora 模型的时候，加载模型过程中就断开了", "phase", "merging"),

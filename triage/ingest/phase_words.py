@@ -151,7 +151,9 @@ _LOADING = dict(_PHASE_PATTERNS)["loading"]
 _LOADED_BEFORE = re.compile(r"\b(?:after|once|finished|successfully)\s+(?:\w+\s+){0,2}$", _I)
 _LOADED_FINE = re.compile(
     r"^\W{0,3}(?:\w+\s+){0,3}?(?:is|was|works?|worked|went|goes|loads?)\s+(?:fine|ok|okay|well|normally)\b|"
-    r"^[^，。,；;]{0,6}(?:完成|成功|正常|没问题|好了)",
+    r"^[^，。,；;]{0,6}(?:完成|成功|正常|没问题|好了)|"
+    # a progress bar that reached its end: "Loading checkpoint shards: 100%|██████████| 2/2"
+    r"^\W{0,3}100\s*%|^[^\n]{0,30}?(?<!\d)(\d+)/\1(?!\d)",
     _I,
 )
 
@@ -184,7 +186,10 @@ def fails_while_loading(line: str) -> bool:
 #: Inference named as what the model is for, not as the step that failed: "load it just for inference",
 #: "Loading Llama-2-13b for inference only", "加载模型用于推理".
 _FOR_INFERENCE = re.compile(
-    r"\b(?:just\s+|only\s+)?for\s+(?:the\s+)?inference\b|\binference\s+only\b|用于推理|来推理|做推理用", _I
+    r"\b(?:just\s+|only\s+)?for\s+(?:the\s+)?inference\b|\binference\s+only\b|用于推理|来推理|做推理用|"
+    # "load the 7B model to make CLI inference": inference as what the load is for
+    r"\bto\s+(?:make|do|perform)\s+(?:\w+\s+)?inference\b",
+    _I,
 )
 #: Loading the model said in the same line: "load such a big model", "tensors loading as fp32", "加载模型".
 _LOAD_SAID = re.compile(r"\bload(?:s|ing|ed)?\b|加载|载入", _I)
