@@ -131,7 +131,7 @@ def test_report_in_chinese_with_memory_and_savings(fkb):
     assert "- 是否开启了梯度检查点（gradient checkpointing）？ → 否" in report
     assert "会话中试用的修改" in report and "with enable-gradient-checkpointing: 18.9 GiB" in report
     # text signals have English-only labels: in Chinese the matched words are shown instead
-    assert "文本提到 “step 0”" in report
+    assert "文本提到“step 0”" in report
     assert "fails at the first step" not in report
 
 

@@ -35,3 +35,12 @@ def test_word_boundary_next_to_chinese(pattern: str, text: str) -> None:
 )
 def test_word_boundary_still_separates_latin_words(pattern: str, text: str) -> None:
     assert not match_all([regex(pattern)], text)
+
+
+def test_the_sdpa_regression_signal_needs_a_memory_comparison(kb) -> None:
+    # "sdpa ... oom" matched any SDPA run that ran out of memory and ranked the 4.38/4.39 regression first
+    signals = kb.causes["transformers-438-sdpa-mask-disables-flash"].signals
+    said = {m.signal.label for m in match_all(signals, 'attn_implementation="sdpa" in backward, CUDA out of memory')}
+    assert "the text points at SDPA memory in 4.38/4.39" not in said
+    compared = match_all(signals, "Llama with the SDPA attention on 4.37.2 uses less memory than 4.38.2")
+    assert "the text points at SDPA memory in 4.38/4.39" in {m.signal.label for m in compared}

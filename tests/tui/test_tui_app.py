@@ -372,7 +372,7 @@ def test_switching_language(build, drive):
         assert "未开启梯度检查点" in ranking_labels(app)[0]
         # evidence in Chinese: a text signal's label is English-only, so the matched words are shown
         evidence = rows_under(app, app.screen.query_one(RankingPane).rows[0].key)
-        assert any("文本提到 “step 0”" in e for e in evidence)
+        assert any("文本提到“step 0”" in e for e in evidence)
         assert not any("fails at the first step" in e for e in evidence)
         assert "从你的文本读取到 9 个事实" in conversation_text(app)
         await pilot.press("2")

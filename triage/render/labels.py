@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from triage.engine.scoring import Item, evidence_of
 from triage.facts import FactSpec, FactType, Value
-from triage.kb.models import Cause
 from triage.render.strings import STRINGS, t
 
 GIB = 1024**3
@@ -189,27 +187,6 @@ def source_label(fact: Mapping[str, object]) -> str:
     if fact.get("line") is not None:
         where += f":{fact['line']}"
     return where
-
-
-def evidence_label(cause: Cause, item: Item, lang: str = "en") -> str:
-    """An evidence item of ``cause`` in ``lang``.
-
-    Condition evidence takes the knowledge base's own wording
-    (:attr:`triage.kb.models.Evidence.label`, which has a Chinese text); a
-    text signal's label is English-only, so in Chinese it shows the words
-    that matched instead.
-    """
-    if lang == "en":
-        return item.label
-    if item.kind == "signal":
-        return f"{t('ask_mentions', lang)} “{item.excerpt}”" if item.excerpt else item.label
-    if item.kind == "fact":
-        if item.label_zh:
-            return item.label_zh
-        for ev in evidence_of(cause):
-            if ev.label is not None and ev.label.en == item.label:
-                return ev.label.get(lang)
-    return item.label
 
 
 def similar_summary(reports: list[dict[str, object]], lang: str) -> str | None:

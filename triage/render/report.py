@@ -19,7 +19,7 @@ from triage.engine.diagnose import Diagnosis
 from triage.kb.loader import KnowledgeBase
 from triage.quantify import Memory
 from triage.render.contract import to_dict
-from triage.render.labels import evidence_label, peak_label, saving_label, source_label, verdict_label
+from triage.render.labels import peak_label, saving_label, source_label, verdict_label
 from triage.render.markdown import cell, fenced
 from triage.render.outbound import for_file
 from triage.render.strings import t
@@ -33,9 +33,8 @@ def _labels(diagnosis: Diagnosis, lang: str) -> dict[str, list[str]]:
     """Each cause's shown evidence (the contract's order) and its why-not, in ``lang``."""
     out: dict[str, list[str]] = {}
     for rc in diagnosis.causes:
-        cause = rc.scored.cause
-        out[rc.id] = [evidence_label(cause, i, lang) for i in rc.scored.items if i.state != "unknown"]
-        out[f"why-not:{rc.id}"] = [evidence_label(cause, i, lang) for i in rc.scored.items if i.veto]
+        out[rc.id] = [i.text(lang) for i in rc.scored.items if i.state != "unknown"]
+        out[f"why-not:{rc.id}"] = [i.text(lang) for i in rc.scored.items if i.veto]
     return out
 
 

@@ -279,7 +279,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "ask_your_text": {"en": "your text", "zh": "你的文本"},
     "ask_more_n": {"en": "{n} more", "zh": "另 {n} 个"},
     "ask_notes_n": {"en": "{n} reader notes in the report", "zh": "另有 {n} 条读取说明（见报告）"},
-    "ask_mentions": {"en": "text mentions", "zh": "文本提到"},
     "ask_kept": {
         "en": "I found no facts in that; I keep it as context (it still counts as evidence).",
         "zh": "没有从中读取到事实；已作为上下文保留（仍会作为证据）。",

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from triage.api import Diagnosis
 from triage.render.contract import evidence_state
-from triage.render.labels import evidence_label, probability_bar
+from triage.render.labels import probability_bar
 from triage.render.strings import t
 from triage.tui.messages import DetailsRequested
 from triage.tui.plain import shown
@@ -85,7 +85,7 @@ def _cause_rows(diagnosis: Diagnosis, savings: dict[str, str]) -> list[Row]:
         for item in rc.scored.items:
             if item.kind == "prior" or item.state == "unknown":
                 continue
-            words = evidence_label(cause, item, lang)
+            words = item.text(lang)
             if lang == "en" and item.excerpt:
                 words += f" “{item.excerpt}”"
             style = "green" if item.weight > 0 else "red"
@@ -109,7 +109,7 @@ def _cause_rows(diagnosis: Diagnosis, savings: dict[str, str]) -> list[Row]:
         title = Text(f"{t('ruled_out', lang)} ({len(ruled_out)})", style="dim")
         rows.append(Row("group", Text(), title, key=RULED_OUT))
         for rc in ruled_out:
-            why = "; ".join(evidence_label(rc.scored.cause, i, lang) for i in rc.scored.items if i.veto)
+            why = "; ".join(i.text(lang) for i in rc.scored.items if i.veto)
             body = Text(shown(f"{rc.scored.cause.title.get(lang)}: {t('why_not', lang)}: {why}"), style="dim")
             rows.append(Row("ruled_out", Text("✗ ", style="dim"), body, rc.id, under=RULED_OUT, indent=2))
     if diagnosis.myths:
