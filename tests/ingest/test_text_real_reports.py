@@ -1350,3 +1350,101 @@ def test_what_happened_to_the_run_is_never_the_fix() -> None:
 def test_a_card_size_next_to_its_name_is_the_cards_but_a_bigger_one_is_the_hosts() -> None:
     assert "host_ram_bytes" not in facts("提示内存不够(1080Ti，11GB内存)")
     assert facts("显卡是 3090，64G内存，加载时被 killed")["host_ram_bytes"] == 64 * 2**30
+
+
+#: Development-record words for the phase (loading and generation said in plain words) and the launcher or
+#: sharding a run uses (a multi-process launcher, DeepSpeed's and FSDP's own files and flags).
+PHASE_AND_LAUNCH_DEV_PHRASES = {
+    "trying_to_load": "when i am trying to load this model i am OOM error",  # turboderp-org/exllamav2#665
+    "can_not_load": "But I can not load the model with 8 RTX3090",  # InternLM/InternLM#137
+    "load_stopped": "8G显存运行 basic_demo 加载到29%退出",  # zai-org/ChatGLM3#1323
+    "initialization": "in the initialization of DSPipeline, the cpu memory runs out",  # DeepSpeed#3192
+    "load_from_checkpoint": "when I load the model from an existing checkpoint",  # hiyouga/EasyR1#94
+    "setup": "I still get a crash during setup saying it is out of memory",  # salesforce/LAVIS#184
+    "inference_zh": "从而在inference的时候显存爆炸",  # OpenGVLab/InternVL#191
+    "beam_size": "when I increased the beam size, the GPU memory kept increasing",  # Vision-CAIR/MiniGPT-4#11
+    "asking": "提问十次有五六次爆显存",  # chatchat-space/Langchain-Chatchat#291
+    "generation_script": "在使用默认配置运行text_generation.py时显示cuda out of memory",  # OpenBMB/CPM-Live#345
+    "generating_text": "使用8G显存的显卡跑生成文本会触发OOM",  # imcaspar/gpt2-ml#22
+    "torchrun": 'torchrun --nnodes=1 --nproc_per_node=4 --master_port="12345"',  # ChatGLM-Efficient-Tuning#333
+    "nproc_env": "CUDA_VISIBLE_DEVICES=3,4 NPROC_PER_NODE=2 swift sft",  # modelscope/ms-swift#1860
+    "enable_fsdp": "torchrun --nnodes 1 --nproc_per_node 8 llama_finetuning.py --enable_fsdp",  # llama-cookbook#142
+    "fsdp_path": "torch/distributed/fsdp/fully_sharded_data_parallel.py:2224: UserWarning",  # stanford_alpaca#65
+    "fsdp_workers": 'File "/verl/verl/workers/fsdp_workers.py", line 463, in generate_sequences',  # verl#302
+    "ds_config_key": "deepspeed_config_file: configs/ds_config_trlx_gptj_summarize.json",  # CarperAI/trlx#266
+    "ds_config_zero": "然后使用ds_config_zero3.json，并且offload_optimizer",  # OpenBMB/MiniCPM-V#828
+    "ds_yaml": "llamafactory-cli train examples/train_full/qwen2_7b_full_sft_ds3.yaml",  # LlamaFactory#4915
+    "ds_frame": 'site-packages/deepspeed/runtime/zero/stage_1_and_2.py", line 1885, in step',  # mwp_ReFT#12
+    # s-JoL/Open-Llama#61
+    "ds_stage": "accelerate launch --config_file configs/accelerate_configs/ds_stage3.yaml train_lm.py",
+}
+
+
+@pytest.mark.parametrize(
+    ("key", "read"),
+    [
+        ("trying_to_load", {"phase": "loading"}),
+        ("can_not_load", {"phase": "loading"}),
+        ("load_stopped", {"phase": "loading"}),
+        ("initialization", {"phase": "loading"}),
+        ("load_from_checkpoint", {"phase": "loading"}),
+        ("setup", {"phase": "loading"}),
+        ("inference_zh", {"phase": "generation"}),
+        ("beam_size", {"phase": "generation"}),
+        ("asking", {"phase": "generation"}),
+        ("generation_script", {"phase": "generation"}),
+        ("generating_text", {"phase": "generation"}),
+        ("torchrun", {"distributed": "ddp", "gpu_count": 4}),
+        ("nproc_env", {"distributed": "ddp", "gpu_count": 2}),
+        ("enable_fsdp", {"distributed": "fsdp", "gpu_count": 8}),
+        ("fsdp_path", {"distributed": "fsdp"}),
+        ("fsdp_workers", {"distributed": "fsdp"}),
+        ("ds_config_key", {"distributed": "deepspeed"}),
+        ("ds_config_zero", {"distributed": "deepspeed", "zero_stage": "3"}),
+        ("ds_yaml", {"distributed": "deepspeed", "zero_stage": "3"}),
+        ("ds_frame", {"distributed": "deepspeed"}),
+        ("ds_stage", {"distributed": "deepspeed", "zero_stage": "3"}),
+    ],
+)
+def test_reads_the_phase_and_the_launcher_as_real_reports_say_them(key: str, read: dict[str, object]) -> None:
+    got = facts(PHASE_AND_LAUNCH_DEV_PHRASES[key])
+    for name, value in read.items():
+        assert got.get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        ("torchrun --nproc_per_node 1 train.py", "distributed", None),  # one process: nothing is data parallel
+        ("torchrun --nproc_per_node 4 train.py --deepspeed ds_z3.json", "distributed", "deepspeed"),
+        ("should I use ddp?", "distributed", None),  # asked about, not the run's
+        ("after loading the model, generate() runs out of memory", "phase", "generation"),
+        ("I am trying to load balance requests over two GPUs", "phase", None),
+        ("Loading checkpoint shards: 100%|██████████| 2/2, then training OOMs", "phase", "training"),
+        ("my_ds3.yaml.bak is an old file", "zero_stage", None),
+    ],
+)
+def test_phase_and_launcher_readings_stay_in_their_lane(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value
+
+
+def test_a_module_moved_to_the_gpu_in_a_traceback_is_the_load() -> None:
+    from triage.ingest.phase import phase_from_frames
+
+    # l294265421/alpaca-rlhf#6, a development record: Module.to() moving the weights ran out
+    frames = [
+        (
+            1,
+            'File "/opt/conda/envs/mplug_owl/lib/python3.10/site-packages/torch/nn/modules/module.py", line 987, '
+            "in convert",
+        ),
+        (2, "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)"),
+    ]
+    found = phase_from_frames(frames)
+    assert found is not None and found.raw == "loading"
+
+
+def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
+    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():
+        assert said in dev

@@ -48,6 +48,12 @@ _PHASES = (
         r"\binference\s+(?:runs?\s+out\s+of\s+(?:gpu\s+)?memory|ooms?|crash(?:es|ed)?|fails?)\b|"
         r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
         r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
+        # "在inference的时候显存爆炸", "when I increased the beam size", a generation script
+        r"inference\s*(?:的时候|时|阶段)|(?:在|做|进行|跑)\s*inference|\b(?:increas\w*|larger|bigger|higher)\s+(?:the\s+)?beam\s*(?:size|width)\b|"
+        r"\bbeam\s+search\b|\b(?:text_)?generat(?:e|ion)\.py\b|(?:跑|做|进行|测试)生成|(?:提问|问问题)"
+        + _ZH_GAP % 12
+        + _ZH_RAN_OUT
+        + r"|"
         r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
         r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)|"
         r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|推理\s*\d+\s*[kK万]?\s*(?:的)?\s*(?:上下文|长度|tokens?|字)|(?:单图|批量|batch\s*)推理|"
@@ -102,6 +108,12 @@ _PHASES = (
         r"(?:base\s+|pretrained\s+|pre-trained\s+|whole\s+|full\s+)?(?:model|weights|checkpoint)\b|"
         r"\b(?:load(?:ing)?|mov(?:e|ing)|transfer(?:ring)?|put(?:ting)?)\s+the\s+(?:whole\s+)?model\s+(?:on|to|onto)\s+(?:the\s+)?"
         r"(?:gpus?|cuda|device)\b|\b(?:during|inside)\s+(?:the\s+)?`?from_pretrained\b|\bat\s+load(?:ing)?\s+time\b|"
+        # "trying to load this model", "when I load the model from an existing checkpoint", "can not load the model"
+        r"\b(?:try(?:ing)?|tried|attempt(?:ing|ed)?)\s+to\s+load\b(?!\s*-?balanc)|\bwhen\s+(?:i|we)\s+(?:try\s+to\s+)?load\b(?!\s*-?balanc)|"
+        r"\bcan\s+not\s+(?:even\s+)?load\s+(?:the\s+|my\s+|a\s+)?(?:[\w.-]{1,40}\s+)?model\b|"
+        # start-up named: "in the initialization of DSPipeline", "crash during setup", "初始化时"; a load stopped part way
+        r"\b(?:during|in|at)\s+(?:the\s+)?(?:model\s+)?initiali[sz](?:ation|ing)\b|(?:模型)?初始化(?:时|的时候|阶段)|"
+        r"\b(?:crash\w*|fail\w*|oom\w*|dies|died)\s+(?:\w+\s+)?during\s+(?:the\s+)?set-?up\b|加载到\s*\d{1,2}\s*%|"
         # "OOM in from_pretrained" (a setting passed "in from_pretrained" is not where it failed)
         r"\b(?:oom|out\s+of\s+memory|fails?|failed|crash\w*|dies|died|killed)\s+(?:\w+\s+){0,2}in\s+(?:the\s+)?`?from_pretrained\b|"
         r"\bmodel\s+loading\b|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|begins|started)\b|"

@@ -74,6 +74,9 @@ _BOOL_FLAG = {
 }
 
 _SKIP_LINE = re.compile(r"^\s*File \"|^\s*│|Traceback \(most")
+#: A traceback frame in DeepSpeed's or FSDP's own code: the run uses it ("deepspeed/runtime/zero/stage3.py",
+#: "torch/distributed/fsdp/...", verl's "fsdp_workers.py"); the frame's other words are code, not the report's.
+_SHARDING_FRAME = re.compile(r"(?<![\w.])deepspeed/runtime/|(?<![\w.])torch/distributed/fsdp/|\bfsdp_workers\.py\b")
 #: The figures of a pasted PyTorch OOM message (after its start on the same line).
 _OOM_DETAIL = re.compile(r"Tried to allocate|total capacity|already allocated|reserved by PyTorch|\bGPU \d+ has")
 #: Where a pasted OOM message starts; the user's own words before it on the same line are still read.
@@ -879,6 +882,23 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bdeepspeed\s*(?:的)?\s*(?:配置|config(?:uration)?\s*(?:is|was|file|:))|(?:用|使用|采用|基于|开启了?)\s*deepspeed",
         _unless_negated(_simple("distributed", "deepspeed")),
     ),
+    # DeepSpeed named by what only a DeepSpeed run has: its config keys and files, its own frames in a traceback
+    # ("deepspeed/runtime/zero/stage_1_and_2.py"), DeepSpeed-Chat's scripts
+    (
+        r"\bdeepspeed_config(?:_file)?\s*[:=]|(?<![\w.])deepspeed/runtime/|\bDeepSpeed-Chat\b",
+        _unless_negated(_simple("distributed", "deepspeed")),
+    ),
+    # the stage in a config file's name: "ds_config_zero3.json", "qwen2_7b_full_sft_ds3.yaml", "ds_stage3.yaml"
+    (
+        r"(?<![a-z0-9])ds_config_zero([123])(?![0-9])|_ds([123])\.(?:ya?ml|json)(?![\w.])|(?<![a-z0-9])ds_stage([123])\b",
+        _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", next(g for g in m.groups() if g))]),
+    ),
+    # FSDP by its flag or its own frames: "--enable_fsdp" (llama-recipes), "torch/distributed/fsdp/...", verl's
+    # "fsdp_workers.py"
+    (
+        r"(?<![\w-])--enable_fsdp\b|\benable_fsdp\s*[=:]\s*true\b|(?<![\w.])torch/distributed/fsdp/|\bfsdp_workers\.py\b",
+        _unless_negated(_simple("distributed", "fsdp")),
+    ),
     # ZeRO with offload in one word: "zero3+offload", "zero3_offload", "ds_z3_offload_config.json"
     (
         r"\bzero[_-]?(?:stage[_-]?)?[123]\s*(?:\+|_|-|\s)\s*(?:cpu[_-]?)?offload\b|(?<![a-z0-9])ds_z[123]_offload",
@@ -1094,7 +1114,14 @@ _RL_CONTEXT = re.compile(
 )
 
 #: Data parallel said in words; a weaker reading than DeepSpeed or FSDP named anywhere in the text.
-_DDP = re.compile(r"\bddp\b|DistributedDataParallel|distributed_type:\s*MULTI_GPU|多卡(?:训练|微调|并行)|数据并行", _I)
+_DDP = re.compile(
+    r"\bddp\b|DistributedDataParallel|distributed_type:\s*MULTI_GPU|多卡(?:训练|微调|并行)|数据并行|"
+    # a launcher that starts one process per GPU, with no DeepSpeed or FSDP named: data parallel
+    # ("torchrun --nproc_per_node 4", "NPROC_PER_NODE=2 swift sft", "python -m torch.distributed.launch")
+    r"(?<![\w-])--nproc[_-]per[_-]node[=\s]+[\"']?(?:[2-9]|[1-9]\d)\b|\bNPROC_PER_NODE=[\"']?(?:[2-9]|[1-9]\d)\b|"
+    r"\btorch\.distributed\.launch\b|\baccelerate\s+launch\b[^\n]*?--multi_gpu\b",
+    _I,
+)
 
 #: An evaluation harness's command: "lm_eval --model hf ... --batch_size 32" evaluates, it does not train.
 _HARNESS = re.compile(r"(?<![\w/-])lm[_-]eval\b(?!uation)|\bsimple_evaluate\(", _I)
@@ -1134,6 +1161,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the lines read are under a heading that says what fixed it ("### Solution")."""
     for number, raw_line in lines:
         if _SKIP_LINE.search(raw_line):
+            frame = _SHARDING_FRAME.search(raw_line)
+            if frame is not None and "distributed" not in out:
+                put([("distributed", "fsdp" if "fsdp" in frame.group(0) else "deepspeed")], number, frame.group(0))
             continue
         if FIX_HEADING.match(raw_line):
             in_fix = True
@@ -1197,7 +1227,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         host_named = host_named or _HOST_NAMED.search(line) is not None
         rl_context = rl_context or _RL_CONTEXT.search(line) is not None
         said_ddp = _DDP.search(line) if ddp is None else None
-        if said_ddp is not None and not negated(line, said_ddp.start()):
+        if said_ddp is not None and not (
+            negated(line, said_ddp.start()) or hypothetical(line, said_ddp.start(), said_ddp.end())
+        ):
             ddp = (number, said_ddp.group(0))
         # the part of the run a "是否支持...？" question names is what it asks about: blanked for the phase
         stated = ASKS_IF_SUPPORTED.sub(lambda m: " " * len(m.group(0)), line)
