@@ -1448,3 +1448,42 @@ def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> Non
     dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
     for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():
         assert said in dev
+
+
+#: Development-record words that give the card's memory in other places than right after its name.
+CARD_MEMORY_DEV_PHRASES = {
+    "use_size_name": ("I use 32G V100 to try to quantize llama-13B ckpt", 32),  # AutoGPTQ/AutoGPTQ#179
+    "zh_config": ("我的GPT是32GB配置的V100", 32),  # LianjiaTech/BELLE#281
+    "graphics_memory": ("still got OOM for the 24GB graphics memory.", 24),  # BlinkDL/ChatRWKV#21
+    "gpu_of_memory": ("with a single A100 GPU of 80GB memory", 80),  # Lightning-AI/litgpt#165
+    "with_memory": ("on a Nvidia A100 with 40GB memory", 40),  # QwenLM/Qwen3-Coder#398
+    "gibs_of_vram": ("Each has 20 Gibs of Vram memory", 20),  # Vision-CAIR/MiniGPT-4#252
+    "slash": ("on a A100/40GB, but it is out of memory", 40),  # GreenBitAI/green-bit-llm#17
+    "each": ("I train the alpaca with 4 A100 GPUs (each 80G)", 80),  # tatsu-lab/stanford_alpaca#278
+}
+
+
+@pytest.mark.parametrize("key", sorted(CARD_MEMORY_DEV_PHRASES))
+def test_reads_the_cards_memory_where_real_reports_put_it(key: str) -> None:
+    said, gb = CARD_MEMORY_DEV_PHRASES[key]
+    assert facts(said).get("gpu_memory_bytes") == gb * 2**30
+
+
+@pytest.mark.parametrize(
+    ("said", "gb"),
+    [
+        ("a 3090 with 64GB memory", 24),  # not one of the 3090's sizes: the host's RAM, the card keeps its own
+        ("batch 3090/10000", None),  # a progress count, not a card
+        ("it uses 20GB of VRAM", None),  # memory in use, not the card's
+        ("被占用了15G显存", None),
+    ],
+)
+def test_card_memory_readings_stay_in_their_lane(said: str, gb: int | None) -> None:
+    got = facts(said).get("gpu_memory_bytes")
+    assert got == (None if gb is None else gb * 2**30)
+
+
+def test_the_card_memory_phrases_come_from_the_development_split() -> None:
+    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    for said, _ in CARD_MEMORY_DEV_PHRASES.values():
+        assert said in dev

@@ -176,7 +176,19 @@ def model_patterns() -> tuple[str, ...]:
     return tuple(pattern.pattern for pattern, _ in _models())
 
 
-_STATED = re.compile(r"\s*[-(（]?\s*(?:(?:pcie|sxm\d?|nvl)\s*[- ]?\s*)?(?P<n>\d+)\s*(?:G|GB|GiB)\b", _FLAGS)
+#: The card's size written after its name: "A100 80GB", "A100-40G", "A100/40GB", "4 A100 GPUs (each 80G)".
+_STATED = re.compile(
+    r"\s*[-(（/]?\s*(?:(?:pcie|sxm\d?|nvl)\s*[- ]?\s*)?(?P<n>\d+)\s*(?:G|GB|GiB)\b|"
+    r"\s*(?:gpus?|cards?)?\s*[(（]\s*each\s+(?P<each>\d+)\s*(?:G|GB|GiB)\b",
+    _FLAGS,
+)
+#: The size said as the memory the card has: "A100 with 40GB memory", "an A100 GPU of 80GB memory". Read only when
+#: it is one of the model's own sizes ("a 3090 with 64GB memory" is the host's RAM, not the card's).
+_STATED_MEMORY = re.compile(
+    r"\s*(?:gpus?|cards?)?\s*(?:with|of|has)\s+(?P<n>\d+)\s*(?:G|GB|GiB)\s+(?:of\s+)?(?:gpu\s+|graphics\s+|video\s+)?"
+    r"(?:memory|vram|显存)\b",
+    _FLAGS,
+)
 #: A laptop's chip of the same name has less memory than the desktop card ("RTX 3060 Laptop" has 6 GB, not 12).
 _MOBILE = re.compile(r"\s*[-(（]?\s*(?:laptop|mobile|notebook|max-q)(?![a-z])|\s*(?:笔记本|移动版)", _FLAGS)
 
@@ -191,8 +203,12 @@ def mentions(text: str) -> list[Mention]:
     for pattern, variants in _models():
         for m in pattern.finditer(text):
             mobile = _MOBILE.match(text, m.end())
-            stated = _STATED.match(text, mobile.end() if mobile else m.end())
-            size = int(stated.group("n")) if stated else None
+            after = mobile.end() if mobile else m.end()
+            stated = _STATED.match(text, after)
+            size = int(stated.group("n") or stated.group("each")) if stated else None
+            said = _STATED_MEMORY.match(text, after) if size is None else None
+            if said is not None and any(g.nominal_gb == int(said.group("n")) for g in variants):
+                size = int(said.group("n"))
             if mobile:
                 gpu = None
             elif size is not None:

@@ -196,6 +196,14 @@ def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []  # over 256: a total (see _per_card)
 
 
+def _card_memory(m: re.Match[str]) -> list[tuple[str, object]]:
+    """A size written before a card's name ("32G V100", "用 32GB 的 V100"): the card's, whatever verb precedes it."""
+    if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]):
+        return []
+    gib = _num(m.group("n"))
+    return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []
+
+
 def _gpu_memory_mib(m: re.Match[str]) -> list[tuple[str, object]]:
     """ "显存为11264MiB", as nvidia-smi prints it: rounded to the card's nominal GB when it is one."""
     if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]):
@@ -430,6 +438,7 @@ _USED_MEMORY = (
     + _USE_VERB
     + r"(?P<e>\d+(?:\.\d+)?)\s*(?:GB|GiB|G)\b(?!\s*(?:of\s+)?(?:the\s+)?(?:cpu|system|host)?\s*(?:ram|memory of the host)\b)"
     r"(?!\s*(?:gpus?|cards?|graphics)\b(?!\s*mem))"  # "using 24GB GPUs" names the cards, "64GB GPU mem" a use
+    r"(?!\s*(?:nvidia\s+)?(?:" + _GPU_NAMES + r"))"  # "I use 32G V100" names the card too
 )
 
 
@@ -550,10 +559,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: _gpu_memory(m) if m.group("n") else [("gpu_memory_bytes", int(_num(m.group("e")) * GiB))],
     ),
     (
-        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:显存|vram|gpu memory|of vram|gpu\b|card|显卡|卡)",
+        # "24GB graphics memory", "20 Gibs of Vram"
+        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?:G|GB|GiB|Gibs?)\s*(?:的)?\s*(?:显存|vram|gpu memory|of vram|gpu\b|card|显卡|卡|"
+        r"graphics\s+memory|video\s+memory|of\s+(?:gpu|graphics|video)\s+memory)",
         _gpu_memory,
     ),
-    (r"(?<![\w.])(?P<n>\d{2,3})\s*(?:G|GB|GiB)\s*(?:的)?\s*(?:nvidia\s+)?(?:" + _GPU_NAMES + r")", _gpu_memory),
+    (r"(?<![\w.])(?P<n>\d{2,3})\s*(?:G|GB|GiB)\s*(?:配置的|的)?\s*(?:nvidia\s+)?(?:" + _GPU_NAMES + r")", _card_memory),
     # memory seen in use: "只加载模型后显存占用28G", "uses about 30GB of VRAM", "costs 64GB GPU mem"
     (_USED_MEMORY, _used_memory),
     (
@@ -1398,7 +1409,8 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
         start, end = mention.start, mention.end
         if (
             line[start - 1 : start] in ("/", ".")
-            or line[end : end + 1] in ("/", "步")
+            or (line[end : end + 1] == "/" and mention.stated_gb is None)
+            or line[end : end + 1] == "步"
             or re.match(r"\s*(?:steps?|步|it)\b", line[end:], _I)
         ):
             continue  # "3090/10000" is a progress count, "v2.4090" a version
