@@ -1364,7 +1364,6 @@ PHASE_AND_LAUNCH_DEV_PHRASES = {
     "inference_zh": "从而在inference的时候显存爆炸",  # OpenGVLab/InternVL#191
     "beam_size": "when I increased the beam size, the GPU memory kept increasing",  # Vision-CAIR/MiniGPT-4#11
     "asking": "提问十次有五六次爆显存",  # chatchat-space/Langchain-Chatchat#291
-    "generation_script": "在使用默认配置运行text_generation.py时显示cuda out of memory",  # OpenBMB/CPM-Live#345
     "generating_text": "使用8G显存的显卡跑生成文本会触发OOM",  # imcaspar/gpt2-ml#22
     "torchrun": 'torchrun --nnodes=1 --nproc_per_node=4 --master_port="12345"',  # ChatGLM-Efficient-Tuning#333
     "nproc_env": "CUDA_VISIBLE_DEVICES=3,4 NPROC_PER_NODE=2 swift sft",  # modelscope/ms-swift#1860
@@ -1392,7 +1391,6 @@ PHASE_AND_LAUNCH_DEV_PHRASES = {
         ("inference_zh", {"phase": "generation"}),
         ("beam_size", {"phase": "generation"}),
         ("asking", {"phase": "generation"}),
-        ("generation_script", {"phase": "generation"}),
         ("generating_text", {"phase": "generation"}),
         ("torchrun", {"distributed": "ddp", "gpu_count": 4}),
         ("nproc_env", {"distributed": "ddp", "gpu_count": 2}),
@@ -1426,6 +1424,25 @@ def test_reads_the_phase_and_the_launcher_as_real_reports_say_them(key: str, rea
 )
 def test_phase_and_launcher_readings_stay_in_their_lane(said: str, name: str, value: object) -> None:
     assert facts(said).get(name) == value
+
+
+#: Development-record words where "load" is not the step that failed: a dataset loaded, a load that went fine.
+NOT_THE_LOAD_DEV_PHRASES = (
+    # huggingface/transformers#28289
+    "Motivation is to prevent OOM issues when loading large datasets for inference on resource-constrained",
+    # inseq-team/inseq#191
+    "When loading inseq with a larger dataset, on a CUDA device, an out-of-memory error is occurring",
+    # QwenLM/Qwen3-VL#1019
+    "I tried to load 72B model to process some picture it works fine but I can't run the cookbook",
+    # defog-ai/sqlcoder#44
+    "When loading, it cost 15G Memory, It's OK.",
+)
+
+
+@pytest.mark.parametrize("said", NOT_THE_LOAD_DEV_PHRASES)
+def test_a_dataset_loaded_or_a_load_that_went_fine_is_not_the_loading_phase(said: str) -> None:
+    assert facts(said).get("phase") != "loading"
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
 
 
 def test_a_module_moved_to_the_gpu_in_a_traceback_is_the_load() -> None:

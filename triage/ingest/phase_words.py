@@ -48,12 +48,10 @@ _PHASES = (
         r"\binference\s+(?:runs?\s+out\s+of\s+(?:gpu\s+)?memory|ooms?|crash(?:es|ed)?|fails?)\b|"
         r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
         r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
-        # "在inference的时候显存爆炸", "when I increased the beam size", a generation script
+        # "在inference的时候显存爆炸", "when I increased the beam size" (a generation script's name is not the phase: it
+        # loads the model first)
         r"inference\s*(?:的时候|时|阶段)|(?:在|做|进行|跑)\s*inference|\b(?:increas\w*|larger|bigger|higher)\s+(?:the\s+)?beam\s*(?:size|width)\b|"
-        r"\bbeam\s+search\b|\b(?:text_)?generat(?:e|ion)\.py\b|(?:跑|做|进行|测试)生成|(?:提问|问问题)"
-        + _ZH_GAP % 12
-        + _ZH_RAN_OUT
-        + r"|"
+        r"\bbeam\s+search\b|(?:跑|做|进行|测试)生成|(?:提问|问问题)" + _ZH_GAP % 12 + _ZH_RAN_OUT + r"|"
         r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
         r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)|"
         r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|推理\s*\d+\s*[kK万]?\s*(?:的)?\s*(?:上下文|长度|tokens?|字)|(?:单图|批量|batch\s*)推理|"
@@ -96,7 +94,9 @@ _PHASES = (
     ),
     (
         "loading",
-        r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|\bloading the model\b|"
+        # not a dataset being loaded: "when loading large datasets for inference", "When loading inseq with a larger dataset"
+        r"\b(?:during|while|when)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b"
+        r"(?!\s+(?:\w+\s+){0,4}?(?:datasets?|data|corpus|files?|images?|videos?)\b)|\bloading the model\b|"
         r"\bLoading checkpoint shards\b|\b(?:can(?:not|'t)|unable to|fail(?:s|ed)? to)\s+load\s+(?:the\s+)?"
         r"(?:\w+[- ]?)?model\b|"
         r"加载模型(?!(?:完成?|成功)?(?:后|之后|以后))|加载(?:时|的时候)|载入模型|模型加载(?!\s*(?:完|成功|好|后|之后))|"
@@ -163,6 +163,10 @@ _LOADING = dict(_PHASE_PATTERNS)["loading"]
 _LOADED_BEFORE = re.compile(r"\b(?:after|once|finished|successfully)\s+(?:\w+\s+){0,2}$", _I)
 _LOADED_FINE = re.compile(
     r"^\W{0,3}(?:\w+\s+){0,3}?(?:is|was|works?|worked|went|goes|loads?)\s+(?:fine|ok|okay|well|normally)\b|"
+    # said in the same clause a little later: "load 72B model to process some picture it works fine", "When loading,
+    # it cost 15G Memory, It's OK"
+    r"^[^.;!?\n]{0,40}?\b(?:it|that|this)(?:'s|\s+is|\s+was|\s+(?:works?|worked|went|goes|loads?|loaded))\s+"
+    r"(?:fine|ok|okay|well|normally)\b|"
     r"^[^，。,；;]{0,6}(?:完成|成功|正常|没问题|好了)|"
     # a progress bar that reached its end: "Loading checkpoint shards: 100%|██████████| 2/2"
     r"^\W{0,3}100\s*%|^[^\n]{0,30}?(?<!\d)(\d+)/\1(?!\d)",
@@ -191,7 +195,7 @@ def fails_while_loading(line: str) -> bool:
     m = _LOADING.search(line)
     if m is None:
         return False
-    before, after = line[max(0, m.start() - 30) : m.start()], line[m.end() : m.end() + 30]
+    before, after = line[max(0, m.start() - 30) : m.start()], line[m.end() : m.end() + 60]
     return _LOADED_BEFORE.search(before) is None and _LOADED_FINE.search(after) is None
 
 
@@ -204,7 +208,10 @@ _FOR_INFERENCE = re.compile(
     _I,
 )
 #: Loading the model said in the same line: "load such a big model", "tensors loading as fp32", "加载模型".
-_LOAD_SAID = re.compile(r"\bload(?:s|ing|ed)?\b|加载|载入", _I)
+_LOAD_SAID = re.compile(
+    r"\bload(?:s|ing|ed)?\b(?!\s+(?:\w+\s+){0,4}?(?:datasets?|data|corpus|files?|images?|videos?)\b)|加载(?!数据)|载入(?!数据)",
+    _I,
+)
 #: Generation itself named as the step: "during generation", "generate()", "生成时".
 _GENERATING = re.compile(r"\bgenerat(?:e\(|ion\b|ing\b)|\bmodel\.chat\b|\bdecoding\b|生成|对话|回答", _I)
 
