@@ -1504,3 +1504,24 @@ def test_the_card_memory_phrases_come_from_the_development_split() -> None:
     dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
     for said, _ in CARD_MEMORY_DEV_PHRASES.values():
         assert said in dev
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # meta-llama/llama-cookbook#165, a development record: what a change saves is not the card's memory
+        "For the LLaMA-7B run, this saves ~4 GB in activation memory and avoids peak memory",
+        "the peak drops by 4 GB",
+        "it needs 4 GB more than before",
+        "显存减少了4G",
+    ],
+)
+def test_a_size_that_is_a_change_is_not_the_cards_memory(said: str) -> None:
+    assert "gpu_memory_bytes" not in facts(said)
+
+
+def test_a_size_said_alone_is_still_the_cards() -> None:
+    assert facts("I only have 8GB")["gpu_memory_bytes"] == 8 * 2**30
+    assert "For the LLaMA-7B run, this saves ~4 GB in activation memory" in "\n".join(
+        r.report for r in load_corpus() if r.split == "dev"
+    )

@@ -1398,6 +1398,15 @@ _USED_AFTER = re.compile(
     r"\s*(?:is\s+|are\s+|was\s+)?(?:already\s+)?(?:used|occupied|taken|held|in\s+use|allocated|reserved)\b", _I
 )
 
+#: Words around a size that make it a change, not the card's: "this saves ~4 GB in activation memory", "the peak
+#: drops by 4 GB", "4 GB more than before", "显存减少了4G".
+_DELTA_BEFORE = re.compile(
+    r"\b(?:sav(?:e|es|ed|ing)|reduc\w*|cuts?|drops?|dropped|decreas\w*|increas\w*|grows?|grew|rises|rose|by|extra|"
+    r"additional|another)\b[^,.;:]{0,12}$|(?:节省|省了|省下|减少|降低|增加|多了|少了|多出)了?\s*(?:约|大约)?\s*$",
+    _I,
+)
+_DELTA_AFTER = re.compile(r"\s*(?:less|more|lower|higher|extra|fewer|of\s+savings|in\s+activation)\b", _I)
+
 _UNSUPPORTED = re.compile(
     r"(?:不支持|不兼容|doesn'?t\s+support|does\s+not\s+support|not\s+supported\s+(?:on|by)|no\s+support\s+for)\s*$", _I
 )
@@ -1449,6 +1458,8 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
         and not _HELD.search(line[max(0, m.start() - 8) : m.start()])
         and not _USED_BEFORE.search(line[max(0, m.start() - 30) : m.start()])
         and not _USED_AFTER.match(line, m.end())
+        and not _DELTA_BEFORE.search(line[max(0, m.start() - 30) : m.start()])
+        and not _DELTA_AFTER.match(line, m.end())
     ):
         put(
             [("gpu_memory_bytes", int(m.group("n")) * GiB)],
