@@ -1525,3 +1525,30 @@ def test_a_size_said_alone_is_still_the_cards() -> None:
     assert "For the LLaMA-7B run, this saves ~4 GB in activation memory" in "\n".join(
         r.report for r in load_corpus() if r.split == "dev"
     )
+
+
+#: Development-record words for training in Chinese reports and in a training script's name.
+TRAINING_DEV_PHRASES = (
+    "8卡 A100 40G，7B的FT，仍然CUDA oom",  # LianjiaTech/BELLE#329
+    "max_target_length=256训到400+samples就OOM了",  # hiyouga/ChatGLM-Efficient-Tuning
+    "chatglm3 单卡训练报错了",  # liucongg/ChatGLM-Finetuning#131
+    "运行微调文件，bash finetune/finetune_visualglm.sh，总是报错CUDA out of memory",  # zai-org/VisualGLM-6B#80
+)
+
+
+@pytest.mark.parametrize("said", TRAINING_DEV_PHRASES)
+def test_training_said_as_chinese_reports_and_scripts_say_it(said: str) -> None:
+    assert facts(said).get("phase") == "training"
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+@pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        ("python src/train_bash.py --do_predict", "evaluation"),  # the phase named wins over the script
+        ("python generate.py --lora_path ./adapter", None),
+        ("the ft of the room", None),
+    ],
+)
+def test_training_script_readings_stay_in_their_lane(said: str, phase: str | None) -> None:
+    assert facts(said).get("phase") == phase
