@@ -156,7 +156,7 @@ _PHASES = (
         # "训练报错" closing a line whose pasted message was dropped; "训着训着"
         r"(?:训练|微调|精调)(?:时|的时候)?\s*(?:一直|总是)?\s*(?:报错|出错)了?\s*[:：]?\s*$|训着训着|(?:ppo|dpo|grpo|rlhf|奖励模型)\s*(?:阶段|训练)|"
         # "训到400+samples就OOM了", "7B的FT，仍然CUDA oom"
-        r"训到" + _ZH_GAP % 20 + _ZH_RAN_OUT + r"|(?<![a-z])ft(?![a-z])" + _ZH_GAP % 12 + _ZH_RAN_OUT + r"|"
+        r"训到" + _ZH_GAP % 20 + _ZH_RAN_OUT + r"|(?<![a-z])ft(?![a-z])" + _ZH_GAP % 12 + r"(?<![a-z])" + _ZH_RAN_OUT + r"|"
         # a training script run: "bash finetune/finetune_visualglm.sh", "python train.py" (any other phase named wins)
         r"(?<![\w-])(?:fine[-_]?tune|finetune|train)(?:_\w+)?\.(?:sh|py)\b",
     ),
