@@ -1552,3 +1552,22 @@ def test_training_said_as_chinese_reports_and_scripts_say_it(said: str) -> None:
 )
 def test_training_script_readings_stay_in_their_lane(said: str, phase: str | None) -> None:
     assert facts(said).get("phase") == phase
+
+
+@pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        # zai-org/ChatGLM3#117 and InternLM/Tutorial#1239: a demo that fails as it starts failed loading its model
+        ("结果跑web_demo.py的时候提示内存不够(1080Ti，11GB内存)。", "loading"),
+        ("streamlit run web_demo.py --server.address 127.0.0.1 --server.port 6006", "loading"),
+        # chatchat-space/Langchain-Chatchat#784: the demo ran, the second question failed
+        ("运行web_ui.py, 本地知识库只能问一个问题，问第二个就出现：torch.cuda.OutOfMemoryError", "generation"),
+        (
+            "16G显存，跑起webui.py后，本地知识库导入了20k的txt文件，结果就问了一个问题，再问第二个，就报错了",
+            "generation",
+        ),
+    ],
+)
+def test_a_demo_started_is_the_load_unless_a_later_step_is_named(said: str, phase: str) -> None:
+    assert facts(said).get("phase") == phase
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")

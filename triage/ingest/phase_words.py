@@ -55,7 +55,7 @@ _PHASES = (
         r"\bpredict_with_generate\b|生成时|生成的时候|推理时|推理的时候|(?:在|做|进行|跑|测试的?是|用于|部署)\s*推理|"
         r"推理(?:服务|阶段|过程|中)|每次对话|多轮对话|对话(?:时|中|的时候)|(?:随着|每次)(?:提问|问答|对话)|"
         r"生成[^，。,；;]{0,8}(?:时|的时候|过程中)|推理了?\s*\d+\s*(?:张|条|个|次|轮)|推理\s*\d+\s*[kK万]?\s*(?:的)?\s*(?:上下文|长度|tokens?|字)|(?:单图|批量|batch\s*)推理|"
-        r"(?:开始|一)聊天|聊天(?:时|的时候|过程中)|\b(?:web|cli|chat)_demo\.py\b|"
+        r"(?:开始|一)聊天|聊天(?:时|的时候|过程中)|"
         # "视频推理失败", "推理就会报显存溢出", "推理显存暴涨", "随着推理次数增加", "推理baichuan-13b"; not "推理没有问题"
         r"推理(?:就|会|时|也)?\s*(?:会)?\s*(?:报|出现)?\s*(?:oom|爆显存|显存(?:不足|不够|溢出|暴涨|不断|持续|一直|越用越)|失败|不出来|溢出)|"
         r"(?:视频|图片|图像|单句|单条|批量|多轮)推理|推理次数|(?:随着|每次)推理|推理\s*(?:一个|一段|一张|一条)|推理\s*(?=[a-z][\w.-]*\d)|"
@@ -63,7 +63,7 @@ _PHASES = (
         r"推理"
         + _ZH_GAP % 16
         + _ZH_RAN_OUT
-        + r"|问(?:第[二两三四五]|两|几)个(?:问题)?就|(?:随着|每次)(?:我|用户)?的?(?:提问|问答|对话|聊天)|"
+        + r"|问(?:第[二两三四五]|两|几)个(?:问题)?\s*[，,]?\s*就|(?:随着|每次)(?:我|用户)?的?(?:提问|问答|对话|聊天)|"
         # a chat that goes on: "during a conversation", "with each successive prompt", "chatted for a bit", "in chat mode"
         r"\b(?:during|in)\s+(?:a|the)\s+(?:conversation|chat)\b|\bchat(?:ted|ting)\s+(?:for\s+a\s+(?:bit|while|few)|with\s+(?:the\s+|my\s+)?(?:bot|model|llm|character|it)\b)|"
         r"\b(?:each|every)\s+(?:successive|new|subsequent)\s+(?:prompt|message|reply|turn|question)\b|\bin\s+chat\s+mode\b|"
@@ -124,7 +124,9 @@ _PHASES = (
         r"加载\s*[a-z][\w.\-/]*(?:\s*(?:llm\s*)?(?:model|模型))?\s*(?:时|的时候)?\s*(?:就)?\s*(?:出现|报错?|爆)?\s*"
         r"(?:oom|显存不足|显存不够|爆显存|out\s*of\s*memory)|(?:oom|爆显存|显存不足)\s*(?:导致)?启动失败|启动(?:时|的时候)?就\s*(?:oom|爆显存|显存不足)|"
         r"\b(?:oom|out\s+of\s+memory)\s+(?:on|at|during)\s+(?:start-?up|launch)\b|"
-        r"启动(?:的时候|时)" + _ZH_GAP % 8 + r"(?:报错|" + _ZH_RAN_OUT + r")",
+        r"启动(?:的时候|时)" + _ZH_GAP % 8 + r"(?:报错|" + _ZH_RAN_OUT + r")|"
+        # a demo started: it loads the model first ("跑web_demo.py的时候提示内存不够"); chatting with it is generation
+        r"(?:\b(?:web|cli|chat|api|openai_api)_demo|\bweb_?ui)\.py\b(?!\s*(?:后|之后|以后))",
     ),
     ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
     (
@@ -156,7 +158,14 @@ _PHASES = (
         # "训练报错" closing a line whose pasted message was dropped; "训着训着"
         r"(?:训练|微调|精调)(?:时|的时候)?\s*(?:一直|总是)?\s*(?:报错|出错)了?\s*[:：]?\s*$|训着训着|(?:ppo|dpo|grpo|rlhf|奖励模型)\s*(?:阶段|训练)|"
         # "训到400+samples就OOM了", "7B的FT，仍然CUDA oom"
-        r"训到" + _ZH_GAP % 20 + _ZH_RAN_OUT + r"|(?<![a-z])ft(?![a-z])" + _ZH_GAP % 12 + r"(?<![a-z])" + _ZH_RAN_OUT + r"|"
+        r"训到"
+        + _ZH_GAP % 20
+        + _ZH_RAN_OUT
+        + r"|(?<![a-z])ft(?![a-z])"
+        + _ZH_GAP % 12
+        + r"(?<![a-z])"
+        + _ZH_RAN_OUT
+        + r"|"
         # a training script run: "bash finetune/finetune_visualglm.sh", "python train.py" (any other phase named wins)
         r"(?<![\w-])(?:fine[-_]?tune|finetune|train)(?:_\w+)?\.(?:sh|py)\b",
     ),
@@ -183,22 +192,30 @@ _LOADED_FINE = re.compile(
 ASKS_IF_SUPPORTED = re.compile(r"(?:能够|能否|能不能|可不可以|是否)\s*支持[^。！!]{0,60}[吗么]?\s*[？?]")
 
 
+#: A phase read from a script's name ("web_demo.py", "finetune.sh") says less than one said in words: "运行web_ui.py，
+#: 问第二个就出现 OOM" failed while generating, after the demo had loaded.
+_SCRIPT = re.compile(r"\.(?:py|sh)\b", _I)
+
+
 def phases_in_order(line: str) -> list[tuple[str, re.Pattern[str]]]:
     """The phase readings in the order the line names them ("OOM in the merge step ... for inference": merging),
-    training last: a line that names a part of the run and also says it was training means that part."""
+    training last: a line that names a part of the run and also says it was training means that part. A phase read
+    from a script's name comes after every phase said in words."""
     found = []
     for rank, (phase, pattern) in enumerate(_PHASE_PATTERNS):
         hit = pattern.search(line)
         if hit is not None:
-            found.append((phase == "training", hit.start(), rank, phase, pattern))
+            script = _SCRIPT.search(hit.group(0)) is not None
+            found.append((script, phase == "training", hit.start(), rank, phase, pattern))
     return [(phase, pattern) for *_, phase, pattern in sorted(found)]
 
 
 def fails_while_loading(line: str) -> bool:
     """Whether the line says the model's loading is what failed, not a step before what failed."""
-    m = _LOADING.search(line)
+    # a demo script's name says the model is loaded first, not that its loading is what failed
+    m = next((hit for hit in _LOADING.finditer(line) if _SCRIPT.search(hit.group(0)) is None), None)
     if m is None:
-        return False
+        return phases_in_order(line)[:1] == [("loading", _LOADING)]
     before, after = line[max(0, m.start() - 30) : m.start()], line[m.end() : m.end() + 60]
     return _LOADED_BEFORE.search(before) is None and _LOADED_FINE.search(after) is None
 
