@@ -1571,3 +1571,34 @@ def test_training_script_readings_stay_in_their_lane(said: str, phase: str | Non
 def test_a_demo_started_is_the_load_unless_a_later_step_is_named(said: str, phase: str) -> None:
     assert facts(said).get("phase") == phase
     assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+#: Development-record words that say the run is training, in English.
+TRAINING_EN_DEV_PHRASES = (
+    "I am finetuning a GPT2 on a Causal Language Modeling Task",  # discuss.huggingface.co GPT-2 finetuning peaks
+    "configuration to fine-tune 'VL_LLaMA_2_13B_Pretrained.pth' on an A100 80GB",  # DAMO-NLP-SG/Video-LLaMA#90
+    "How can I train with a Gpu 3090?",  # lm-sys/FastChat#543
+    "OOM error on Pretraining Albert with batch size 8",  # huggingface/transformers#15115
+    "I tried to run dpo.py with 7b model but still encounter OOM error",  # huggingface/trl#621
+    "run run_train.sh, CUDA out of memory",  # facebookresearch/LLM-QAT#16
+    "I am encountering an Out of Memory (OOM) issue while performing RLHF training",  # modelscope/ms-swift#2664
+)
+
+
+@pytest.mark.parametrize("said", TRAINING_EN_DEV_PHRASES)
+def test_training_said_as_english_reports_say_it(said: str) -> None:
+    assert facts(said).get("phase") == "training"
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+@pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        ("the pretrained model loads fine", None),
+        ("running the training data through the tokenizer", None),
+        ("I am training fine, but inference OOMs", "generation"),  # the part of the run named wins
+        ("trying to load the model to train it", "loading"),
+    ],
+)
+def test_english_training_readings_stay_in_their_lane(said: str, phase: str | None) -> None:
+    assert facts(said).get("phase") == phase

@@ -166,8 +166,17 @@ _PHASES = (
         + r"(?<![a-z])"
         + _ZH_RAN_OUT
         + r"|"
-        # a training script run: "bash finetune/finetune_visualglm.sh", "python train.py" (any other phase named wins)
-        r"(?<![\w-])(?:fine[-_]?tune|finetune|train)(?:_\w+)?\.(?:sh|py)\b",
+        # a training script or config run: "bash finetune/finetune_visualglm.sh", "python train.py", "run_train.sh",
+        # "dpo.py", "llama3_lora_sft.yaml" (any other phase named wins)
+        r"(?<![\w-])(?:[\w-]+_)?(?:fine[-_]?tune|finetune|train|sft|dpo|ppo|grpo|orpo|kto|pretrain)(?:_[\w-]+)?\.(?:sh|py|ya?ml)\b|"
+        # the run said to be training: "I am finetuning a GPT2", "to fine-tune X on an A100", "How can I train with a
+        # 3090?", "performing RLHF training", "OOM error on Pretraining Albert"
+        r"\b(?:i\s+am|i'm|im|we\s+are|we're)\s+(?:currently\s+|now\s+)?(?:fine[- ]?tuning|finetuning|training|pre-?training)\b|"
+        r"\bto\s+(?:full[- ]?)?(?:fine[- ]?tune|finetune|train|pre-?train)\b|"
+        r"\b(?:how\s+(?:can|could|do|should)\s+(?:i|we)|can\s+(?:i|we)|is\s+it\s+possible\s+to)\s+(?:do\s+)?(?:\w+\s+){0,2}?"
+        r"(?:fine[- ]?tun\w*|finetun\w*|train(?:ing)?|pre-?train\w*)\b|"
+        r"\b(?:perform\w*|do|doing|run\w*|start\w*)\s+(?:the\s+|a\s+|an\s+|my\s+)?(?:\w+\s+){0,2}?(?:training|fine[- ]?tuning|finetuning|pre-?training)\b"
+        r"(?!\s+(?:data|dataset|set|corpus|code))|\bpre-?training\b(?!\s+(?:data|dataset|corpus|checkpoint|weights|stage))",
     ),
 )
 _PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _PHASES)
