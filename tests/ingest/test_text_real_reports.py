@@ -1602,3 +1602,21 @@ def test_training_said_as_english_reports_say_it(said: str) -> None:
 )
 def test_english_training_readings_stay_in_their_lane(said: str, phase: str | None) -> None:
     assert facts(said).get("phase") == phase
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "into 1, I still got CUDA Out of memory.",  # PKU-YuanGroup/Video-LLaVA#32
+        "BLOOMZ-1.7B全量参数finetune，cuda out of memory",  # LianjiaTech/BELLE#281
+        "Running CUDA OOM with PPO on llama",  # CarperAI/trlx#431
+    ],
+)
+def test_cuda_out_of_memory_said_in_prose_is_a_cuda_oom(said: str) -> None:
+    assert facts(said).get("error_kind") == "cuda_oom"
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+def test_a_cuda_oom_denied_is_not_read() -> None:
+    assert "error_kind" not in facts("no CUDA OOM anymore")
+    assert facts("the process was killed, not a CUDA OOM")["error_kind"] == "host_oom"
