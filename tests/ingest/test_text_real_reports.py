@@ -1620,3 +1620,28 @@ def test_cuda_out_of_memory_said_in_prose_is_a_cuda_oom(said: str) -> None:
 def test_a_cuda_oom_denied_is_not_read() -> None:
     assert "error_kind" not in facts("no CUDA OOM anymore")
     assert facts("the process was killed, not a CUDA OOM")["error_kind"] == "host_oom"
+
+
+#: Development-record words that give the weights' dtype by other names than torch_dtype.
+DTYPE_DEV_PHRASES = {
+    "trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768": "bf16",  # EleutherAI/lm-evaluation-harness
+    "pretrained=huggyllama/llama-13b,dtype=float16": "fp16",  # EleutherAI/lm-evaluation-harness
+    "--pure_bf16 --alpaca_dataset": "bf16",  # meta-llama/llama-cookbook#142
+    "Transformer(model_args).cuda().half()": "fp16",  # meta-llama/llama#55
+    "--precision bf16-true": "bf16",  # Lightning-AI/litgpt#781
+    "按理来说7B的模型用bf16加载应该不会爆呀": "bf16",  # Code-kunkun/LamRA#23
+    "但是加了float()之后demo直接被kill掉": "fp32",  # zai-org/ChatGLM3#246
+}
+
+
+@pytest.mark.parametrize("said", sorted(DTYPE_DEV_PHRASES))
+def test_reads_the_weights_dtype_by_its_other_names(said: str) -> None:
+    assert facts(said).get("torch_dtype") == DTYPE_DEV_PHRASES[said]
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+@pytest.mark.parametrize(
+    "said", ["bnb_4bit_compute_dtype=torch.bfloat16", "--precision bf16-mixed", "x.dtype is float32"]
+)
+def test_a_compute_dtype_or_mixed_precision_is_not_the_weights_dtype(said: str) -> None:
+    assert "torch_dtype" not in facts(said)

@@ -196,6 +196,17 @@ def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []  # over 256: a total (see _per_card)
 
 
+_DTYPE_WORDS = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16", "16": "fp16"}
+
+
+def _weights_dtype(m: re.Match[str]) -> list[tuple[str, object]]:
+    """The weights' dtype from :data:`_PATTERN_TABLE`'s dtype row: a float32 cast, else the word said."""
+    if m.group("f"):
+        return [("torch_dtype", "fp32")]
+    word = next(g for g in (m.group(k) for k in ("d", "p", "t", "z", "l")) if g).lower()
+    return [("torch_dtype", _DTYPE_WORDS.get(word, "fp32"))]
+
+
 def _card_memory(m: re.Match[str]) -> list[tuple[str, object]]:
     """A size written before a card's name ("32G V100", "用 32GB 的 V100"): the card's, whatever verb precedes it."""
     if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]):
@@ -950,8 +961,17 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # half precision in words or ChatGLM's .half()
     (
-        r"半精度(?:加载|训练|推理)?|\bmodel\.half\(\)|\.half\(\)\.cuda\(\)",
+        r"半精度(?:加载|训练|推理)?|\bmodel\.half\(\)|\.half\(\)\.cuda\(\)|\.cuda\(\)\.half\(\)",
         _unless_negated(_simple("torch_dtype", "fp16")),
+    ),
+    # the weights' dtype by other names: vLLM's and lm-eval's "dtype=torch.bfloat16", llama-recipes' "--pure_bf16",
+    # Lightning's "--precision bf16-true", "用bf16加载", ".float()" that casts the model to float32
+    (
+        r"(?<![\w.])dtype\s*[=:]\s*['\"]?(?:torch\.)?(?P<d>bfloat16|bf16|float16|fp16|half|float32|fp32)\b|"
+        r"(?<![\w-])--pure_(?P<p>bf16|fp16)\b|\bprecision[\s=:'\"]+(?P<t>bf16|16)-true\b|"
+        r"(?:用|以|按)\s*(?P<z>bf16|fp16|bfloat16|float16)\s*(?:精度)?\s*加载|\bload(?:ed|s|ing)?\s+(?:it\s+|the\s+model\s+)?in\s+(?P<l>bf16|fp16|bfloat16|float16)\b|"
+        r"(?P<f>\bmodel\.float\(\)|加了?\s*\.?float\(\))",
+        _unless_negated(_weights_dtype),
     ),
 )
 PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I), f) for p, f in _PATTERN_TABLE)
