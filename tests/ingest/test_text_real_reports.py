@@ -1645,3 +1645,22 @@ def test_reads_the_weights_dtype_by_its_other_names(said: str) -> None:
 )
 def test_a_compute_dtype_or_mixed_precision_is_not_the_weights_dtype(said: str) -> None:
     assert "torch_dtype" not in facts(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "method"),
+    [
+        ("我将batchsize相关的都调成1了，max_seq_len设小了，lora_dim设成了1", "lora"),  # l294265421/alpaca-rlhf#6
+        ("（lora_target_modules 设置为'ALL' ）", "lora"),  # modelscope/ms-swift#1934
+        ("/root/New/work_dirs/mixtral_8x7b_instruct_qlora_oasst1_e3_2/iter_4000_hf", "qlora"),  # InternLM/xtuner#482
+        ("BLOOMZ-1.7B全量参数finetune，cuda out of memory", "full"),  # LianjiaTech/BELLE#281
+        ("I am doing full sft with", "full"),  # 2U1/Qwen-VL-Series-Finetune#51
+    ],
+)
+def test_reads_the_method_by_its_settings_and_names(said: str, method: str) -> None:
+    assert facts(said).get("finetune_method") == method
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+def test_a_word_ending_in_qlora_is_not_qlora() -> None:
+    assert "finetune_method" not in facts("aqlora")

@@ -631,11 +631,16 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|\breward model(?:ing)?\b|\breward\s*(?:训练|模型)|奖励模型",
         _trainer,
     ),
-    (r"\bQ[- ]?LoRA\b", _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")])),
+    # "QLoRA", and in a run's name or path: "mixtral_8x7b_instruct_qlora_oasst1_e3"
+    (
+        r"(?<![a-z0-9])Q[- ]?LoRA(?![a-z])",
+        _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")]),
+    ),
     (r"(?<![qQ\w-])LoRA\b", _unless_negated(_simple("finetune_method", "lora"))),
     (
         r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|\bfully\s+fine[- ]?tun(?:e|ing)|"
-        r"\bfull[- ]param(?:eter)?s?\b|全参(?:数)?(?:微调)?|全量(?:微调|训练|精调|更新|ft|sft|fine-?tun\w*)|全部参数|"
+        r"\bfull[- ]param(?:eter)?s?\b|全参(?:数)?(?:微调)?|全量(?:参数)?(?:微调|训练|精调|更新|ft|sft|fine-?tun\w*)|全量参数|全部参数|"
+        r"\bfull\s+sft\b|"
         r"\bfull[- ](?:parameters?|params?|model|weights?)\s+(?:training|fine[- ]?tun\w*|sft|updates?)\b|"
         r"\btrain(?:ing)?\s+(?:a|the)\s+full\s+(?:\d+(?:\.\d+)?\s*b\s+)?model\b|"
         r"\b(?:continue[ds]?|continual|further)\s+pre-?train(?:ing)?\b|\bpre-?train(?:ing)?\s+(?:a|the|my)\b|"
@@ -937,6 +942,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # LoRA said by its flags or a script's name: "--lora_rank 4", "baichuan_lora_tuning.py", "..._finetune_lora.sh"
     (
         r"(?<![\w-])--?lora_(?:rank|r|alpha|target|dropout)\b|(?<![\w.])lora_(?:rank|alpha)\s*[:=]|"
+        # DeepSpeed-Chat's and swift's LoRA settings said bare: "lora_dim设成了1", "lora_target_modules 设置为'ALL'"
+        r"(?<![\w.-])lora_(?:dim|module_name|target_modules)\b|"
         r"\b\w*(?:_lora_(?:tun|train|finetun|sft)\w*|(?:finetune|train|sft|tuning)\w*_lora)\w*\.(?:sh|py)\b|"
         # its switch on a command line: "--use_lora true", "--lora_enable True", "--lora True"
         r"(?<![\w-])--(?:use_lora|lora_enable|lora)\b\s*[=:]?\s*['\"]?(?:true|1)\b",
