@@ -1664,3 +1664,16 @@ def test_reads_the_method_by_its_settings_and_names(said: str, method: str) -> N
 
 def test_a_word_ending_in_qlora_is_not_qlora() -> None:
     assert "finetune_method" not in facts("aqlora")
+
+
+@pytest.mark.parametrize(
+    ("said", "growth"),
+    [
+        ("cuda增加，直到溢出报错", "growing"),  # FlagOpen/FlagEmbedding#789 (its title)
+        ("加载gpt oss 120b模型时CPU内存容量异常增长导致OOM", "growing"),  # hiyouga/LlamaFactory#8846
+        ("为什么显存在跑了几个epoch后会激增，超过80g导致显存溢出？", "spike"),  # DAMO-NLP-SG/VideoLLaMA3#56
+    ],
+)
+def test_memory_that_grows_or_jumps_in_chinese_words(said: str, growth: str) -> None:
+    assert facts(said).get("memory_growth") == growth
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")

@@ -784,12 +784,14 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:ram|vram|memory|usage)\s+(?:keeps?|kept)\s+(?:on\s+)?(?:increasing|growing|climbing|rising|going\s+up)|"
         r"\b(?:memory|vram|ram)(?:\s+usage)?\s+(?:goes|went)\s+up\s+(?:every|each|with|after)\b|\bkeeps?\s+(?:climbing|creeping\s+up)\b|"
         # "Rapidly Increasing VRAM Use in Chat Mode", "steadily growing GPU memory"
-        r"\b(?:rapidly|steadily|constantly|continuously|gradually)\s+(?:increasing|growing|rising|climbing)\s+(?:gpu\s+)?(?:vram|memory|ram)\b",
+        r"\b(?:rapidly|steadily|constantly|continuously|gradually)\s+(?:increasing|growing|rising|climbing)\s+(?:gpu\s+)?(?:vram|memory|ram)\b|"
+        # "显存cuda增加，直到溢出", "内存容量异常增长导致OOM": growth until it ran out
+        r"(?:显存|内存|cuda|memory)[^。，,；;]{0,6}(?:增加|增长|上涨|上升)[，,]?\s*(?:直到|直至)|(?:显存|内存)[^。，,；;]{0,6}异常(?:增加|增长|上涨)",
         _unless_negated(_simple("memory_growth", "growing")),
     ),
     # one jump: "从37G直接飙升到68G", "memory suddenly spikes"
     (
-        r"飙升|暴涨|突然(?:增加|上涨|涨|飙)|\b(?:memory|vram|usage)\s+(?:suddenly\s+)?(?:spikes?|jumps?)\b|"
+        r"飙升|暴涨|激增|突然(?:增加|上涨|涨|飙)|\b(?:memory|vram|usage)\s+(?:suddenly\s+)?(?:spikes?|jumps?)\b|"
         r"\bsuddenly\s+(?:jumps?|spikes?|increases?)\b",
         _unless_negated(_simple("memory_growth", "spike")),
     ),
