@@ -1677,3 +1677,16 @@ def test_a_word_ending_in_qlora_is_not_qlora() -> None:
 def test_memory_that_grows_or_jumps_in_chinese_words(said: str, growth: str) -> None:
     assert facts(said).get("memory_growth") == growth
     assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "enable_gradient_checkpointing is not working",  # verl-project/verl#26 (its title)
+        "`finetune_gradient_checkpointing` has no effect on the transformers path",  # sam-paech/auto-antislop#3
+    ],
+)
+def test_checkpointing_said_to_have_no_effect_is_set_but_inactive(said: str) -> None:
+    got = facts(said)
+    assert got.get("gradient_checkpointing") is True and got.get("gc_active") is False
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")

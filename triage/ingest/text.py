@@ -999,9 +999,10 @@ def _near(text: str, start: int, end: int, pattern: re.Pattern[str], before: int
 
 
 _INEFFECTIVE = re.compile(
+    r"[`'\"]?"  # "`finetune_gradient_checkpointing` has no effect"
     r"(?:\s+(?:of|for|in|on)\s+(?:the\s+)?[\w.-]+(?:\s+model)?)?"  # "gradient checkpointing of the LLaMA model does not work"
     r"(?:\s*(?:is|was|seems|doesn'?t|does not|did not|didn'?t)?\s*(?:not\s+)?(?:tak(?:e|ing)\s+effect|ineffective|"
-    r"(?:not\s+)?(?:active|applied)\b)|\s*(?:does\s+not|doesn'?t|did\s+not|didn'?t|is\s+not|isn'?t)\s+(?:seem\s+to\s+)?work\b|"
+    r"(?:not\s+)?(?:active|applied)\b)|\s*(?:does\s+not|doesn'?t|did\s+not|didn'?t|is\s+not|isn'?t)\s+(?:seem\s+to\s+)?work(?:s|ing|ed)?\b|"
     r"\s*(?:has|had|have)\s+no\s+effect\b|\s*(?:is|was|gets?|got)\s+(?:silently\s+)?ignored\b|"
     r"\s*(?:好像|似乎)?(?:没有?生效|不生效|未生效|没起作用|不起作用|没用上|没有?效果|无效))",
     _I,
