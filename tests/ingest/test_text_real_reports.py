@@ -1690,3 +1690,11 @@ def test_checkpointing_said_to_have_no_effect_is_set_but_inactive(said: str) -> 
     got = facts(said)
     assert got.get("gradient_checkpointing") is True and got.get("gc_active") is False
     assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+def test_qlora_said_with_eight_bits_is_eight_bit() -> None:
+    # hiyouga/LlamaFactory#5364, a development record
+    said = "Is there a way to do QLORA 8bit for Llama3 70B using 2*A6000?"
+    assert facts(said)["quantization"] == "8bit"
+    assert facts("we use QLoRA")["quantization"] == "4bit"
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")

@@ -196,6 +196,16 @@ def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []  # over 256: a total (see _per_card)
 
 
+#: Bits said right after "QLoRA": "QLORA 8bit for Llama3 70B" quantizes to 8 bits, not QLoRA's usual 4.
+_QLORA_BITS = re.compile(r"\s*[(（]?\s*(?:with\s+|in\s+|用\s*)?(?:(8)[- ]?bits?|int(8)|(4)[- ]?bits?|int(4))\b", _I)
+
+
+def _qlora(m: re.Match[str]) -> list[tuple[str, object]]:
+    bits = _QLORA_BITS.match(m.string, m.end())
+    eight = bits is not None and (bits.group(1) or bits.group(2))
+    return [("finetune_method", "qlora"), ("quantization", "8bit" if eight else "4bit")]
+
+
 _DTYPE_WORDS = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16", "16": "fp16"}
 
 
@@ -632,10 +642,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _trainer,
     ),
     # "QLoRA", and in a run's name or path: "mixtral_8x7b_instruct_qlora_oasst1_e3"
-    (
-        r"(?<![a-z0-9])Q[- ]?LoRA(?![a-z])",
-        _unless_negated(lambda m: [("finetune_method", "qlora"), ("quantization", "4bit")]),
-    ),
+    (r"(?<![a-z0-9])Q[- ]?LoRA(?![a-z])", _unless_negated(_qlora)),
     (r"(?<![qQ\w-])LoRA\b", _unless_negated(_simple("finetune_method", "lora"))),
     (
         r"\bfull[- ](?:parameter[- ])?fine[- ]?tun(?:e|ing)|\bfull[- ]finetun(?:e|ing)|\bfully\s+fine[- ]?tun(?:e|ing)|"
