@@ -1698,3 +1698,15 @@ def test_qlora_said_with_eight_bits_is_eight_bit() -> None:
     assert facts(said)["quantization"] == "8bit"
     assert facts("we use QLoRA")["quantization"] == "4bit"
     assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+def test_a_setting_passed_when_loading_is_not_the_loading_phase_unless_the_failure_follows() -> None:
+    # QwenLM/Qwen3-VL#1019, a development record: the setting is what differs, the load did not fail
+    said = "The only difference is I didn't set flashattention2 when loading the model (V100 not supported)"
+    assert facts(said).get("phase") != "loading"
+    assert facts("I set device_map when loading the model and it OOMs")["phase"] == "loading"
+    # openvla/openvla#208: a model loaded from a checkpoint ran the host out of memory
+    loaded = "Loading VLA prism-dinosiglip-224px+7b from Checkpoint"
+    assert facts(loaded)["phase"] == "loading"
+    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev and loaded in dev

@@ -108,6 +108,8 @@ _PHASES = (
         r"(?:base\s+|pretrained\s+|pre-trained\s+|whole\s+|full\s+)?(?:model|weights|checkpoint)\b|"
         r"\b(?:load(?:ing)?|mov(?:e|ing)|transfer(?:ring)?|put(?:ting)?)\s+the\s+(?:whole\s+)?model\s+(?:on|to|onto)\s+(?:the\s+)?"
         r"(?:gpus?|cuda|device)\b|\b(?:during|inside)\s+(?:the\s+)?`?from_pretrained\b|\bat\s+load(?:ing)?\s+time\b|"
+        # "Loading VLA prism-dinosiglip-224px+7b from Checkpoint cause my 256GB CPU memory OOM"
+        r"\bloading\s+(?:\S+\s+){0,3}?from\s+(?:the\s+|a\s+)?checkpoints?\b|"
         # "trying to load this model", "when I load the model from an existing checkpoint", "can not load the model"
         r"\b(?:try(?:ing)?|tried|attempt(?:ing|ed)?)\s+to\s+load\b(?!\s*-?balanc)|\bwhen\s+(?:i|we)\s+(?:try\s+to\s+)?load\b(?!\s*-?balanc)|"
         r"\bcan\s+not\s+(?:even\s+)?load\s+(?:the\s+|my\s+|a\s+)?(?:[\w.-]{1,40}\s+)?model\b|"
@@ -183,6 +185,10 @@ _PHASE_PATTERNS = tuple((phase, re.compile(pattern, _I)) for phase, pattern in _
 _LOADING = dict(_PHASE_PATTERNS)["loading"]
 #: Loading said as done before what failed: "after loading the model", "模型加载完成后", "once it loaded".
 _LOADED_BEFORE = re.compile(r"\b(?:after|once|finished|successfully)\s+(?:\w+\s+){0,2}$", _I)
+#: A setting passed at load time, not where it failed: "I didn't set flashattention2 when loading the model" (unless
+#: the failure follows: "I set device_map when loading the model and it OOMs").
+_SET_BEFORE = re.compile(r"\b(?:set|sets|setting|pass|passed|passing|specif\w+|add|added)\b[^,.;:!?]{0,30}$", _I)
+_FAILS_AFTER = re.compile(r"\b(?:oom\w*|out\s+of\s+memory|crash\w*|fail\w*|killed|error)\b|爆|溢出|报错", _I)
 _LOADED_FINE = re.compile(
     r"^\W{0,3}(?:\w+\s+){0,3}?(?:is|was|works?|worked|went|goes|loads?)\s+(?:fine|ok|okay|well|normally)\b|"
     # said in the same clause a little later: "load 72B model to process some picture it works fine", "When loading,
@@ -226,6 +232,8 @@ def fails_while_loading(line: str) -> bool:
     if m is None:
         return phases_in_order(line)[:1] == [("loading", _LOADING)]
     before, after = line[max(0, m.start() - 30) : m.start()], line[m.end() : m.end() + 60]
+    if _SET_BEFORE.search(before) and not _FAILS_AFTER.search(after):
+        return False
     return _LOADED_BEFORE.search(before) is None and _LOADED_FINE.search(after) is None
 
 
