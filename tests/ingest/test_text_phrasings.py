@@ -154,7 +154,6 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("显存占用了15G", "other_process_bytes"),
         ("trainer.train(resume_from_checkpoint=args.resume_from_checkpoint)", "resume_from_checkpoint"),
         ("flash-attn does not support V100 GPUs", "gpu_count"),  # a model number is never a count
-        ("with a v100 gpu", "gpu_count"),
         ("an 80 GB GPU", "gpu_count"),
         ("一张24G的显卡", "gpu_count"),
         ("a node with 512GB of VRAM", "gpu_memory_bytes"),  # no card has that much

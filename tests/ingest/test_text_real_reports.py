@@ -1710,3 +1710,17 @@ def test_a_setting_passed_when_loading_is_not_the_loading_phase_unless_the_failu
     assert facts(loaded)["phase"] == "loading"
     dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
     assert said in dev and loaded in dev
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        ("I have 32 CPU ram and a 4090 GPU (24 GB) and no luck so far...", 1),  # bigcode-project/starcoder#6
+        ("My GPU is RTX4090 24G.", 1),  # VinAIResearch/PhoGPT#28
+        ("with a v100 gpu", 1),  # one card, never 100 of them
+        ("I have a 3090 and a 4090", None),  # two cards named: no single one
+        ("I don't have a 4090", None),
+    ],
+)
+def test_one_card_named_with_an_article_is_one_gpu(said: str, count: int | None) -> None:
+    assert facts(said).get("gpu_count") == count

@@ -1145,6 +1145,18 @@ _HOST_NAMED = re.compile(
 )
 
 
+#: One card named with an article or "my": "on a 4090 GPU", "an A100 80GB", "My GPU is RTX4090 24G" (not "a 4090 and a
+#: 3090": the caller counts the lines that name one, and reads a single card only when one line does).
+_A_CARD = re.compile(
+    r"\b(?:on\s+|with\s+|using\s+|have\s+|has\s+)?(?:an?|my|one)\s+(?:single\s+)?(?:nvidia\s+|geforce\s+|tesla\s+)?"
+    r"(?:rtx\s*|gtx\s*)?(?:" + _GPU_NAMES + r")(?!\s*(?:and|&|\+|,)\s*(?:an?\s+)?(?:nvidia\s+)?(?:rtx\s*|gtx\s*)?\w*\d)"
+    r"(?!\w*\s*(?:gpus|cards|s\b))|\bmy\s+gpu\s+is\s+(?:an?\s+)?(?:nvidia\s+)?(?:rtx\s*|gtx\s*)?(?:"
+    + _GPU_NAMES
+    + r")",
+    _I,
+)
+
+
 def _one_card(found: Found) -> bool:
     return str(found.raw) == "1" and _ONE_CARD_WORDS.search(found.excerpt or "") is not None
 
@@ -1207,6 +1219,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if name not in out:
                 out[name] = Found(name, value, number, excerpt(said), note)
 
+    cards_named: list[tuple[int, str]] = []
+    """Lines that name one card with an article ("on a 4090", "My GPU is RTX4090"): one GPU unless a count is read."""
     in_fix = False
     """Whether the lines read are under a heading that says what fixed it ("### Solution")."""
     for number, raw_line in lines:
@@ -1306,6 +1320,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         for m in _NODES.finditer(line):
             put(_node_gpus(m), number, m.group(0))  # before the cards named alone: "8机*8卡A100" is 64
         _gpu_names(line, number, put)
+        named = [m for m in _A_CARD.finditer(line) if not negated(line, m.start())]
+        if named:
+            # a line that names two cards ("a 3090 and a 4090") names no single one
+            cards_named += [(number, m.group(0)) for m in named] * (1 if len(mentions(line)) == 1 else 2)
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
@@ -1382,6 +1400,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             batch.excerpt,
             "an evaluation harness's batch size is its evaluation batch",
         )
+    if "gpu_count" not in out and len(cards_named) == 1:
+        put([("gpu_count", 1)], *cards_named[0], "one card named (an article or 'my' before it)")
     _per_card(out)
     fixed.pop("resolved_by", None)
     # a setting the failing run already had is not what changed ("zero3 OOMs, zero3 with offload runs")
