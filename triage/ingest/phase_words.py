@@ -227,7 +227,8 @@ def phases_in_order(line: str) -> list[tuple[str, re.Pattern[str]]]:
 
 def fails_while_loading(line: str) -> bool:
     """Whether the line says the model's loading is what failed, not a step before what failed."""
-    # a demo script's name says the model is loaded first, not that its loading is what failed
+    # a demo script's name is the load only when the line names no other phase ("跑web_demo.py的时候提示内存不够"): the
+    # demo loads its model first, so a later step named in words ("问第二个就出现 OOM") is where it failed
     m = next((hit for hit in _LOADING.finditer(line) if _SCRIPT.search(hit.group(0)) is None), None)
     if m is None:
         return phases_in_order(line)[:1] == [("loading", _LOADING)]
