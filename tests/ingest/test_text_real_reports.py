@@ -6,6 +6,8 @@ whose URL hashes into the development split; the held-out split is never used he
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from triage.corpus import load_corpus
@@ -14,6 +16,12 @@ from triage.ingest.text import read_text
 
 def facts(text: str) -> dict[str, object]:
     return {f.name: f.raw for f in read_text(text)}
+
+
+@functools.cache
+def dev_text() -> str:
+    """Every development record's title and first post (the held-out split is never read here)."""
+    return "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
 
 
 @pytest.mark.parametrize(
@@ -731,7 +739,7 @@ def test_a_change_that_fixed_it_is_still_not_the_failing_setting() -> None:
 
 
 def test_the_fourth_session_quotes_come_from_the_development_split() -> None:
-    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    dev = dev_text()
     for said in FOURTH_SESSION_QUOTES.values():
         assert said in dev
 
@@ -1442,7 +1450,7 @@ NOT_THE_LOAD_DEV_PHRASES = (
 @pytest.mark.parametrize("said", NOT_THE_LOAD_DEV_PHRASES)
 def test_a_dataset_loaded_or_a_load_that_went_fine_is_not_the_loading_phase(said: str) -> None:
     assert facts(said).get("phase") != "loading"
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 def test_a_module_moved_to_the_gpu_in_a_traceback_is_the_load() -> None:
@@ -1462,7 +1470,7 @@ def test_a_module_moved_to_the_gpu_in_a_traceback_is_the_load() -> None:
 
 
 def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
-    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    dev = dev_text()
     for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():
         assert said in dev
 
@@ -1501,7 +1509,7 @@ def test_card_memory_readings_stay_in_their_lane(said: str, gb: int | None) -> N
 
 
 def test_the_card_memory_phrases_come_from_the_development_split() -> None:
-    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    dev = dev_text()
     for said, _ in CARD_MEMORY_DEV_PHRASES.values():
         assert said in dev
 
@@ -1536,10 +1544,22 @@ TRAINING_DEV_PHRASES = (
 )
 
 
-@pytest.mark.parametrize("said", TRAINING_DEV_PHRASES)
-def test_training_said_as_chinese_reports_and_scripts_say_it(said: str) -> None:
+#: Development-record words that say the run is training, in English.
+TRAINING_EN_DEV_PHRASES = (
+    "I am finetuning a GPT2 on a Causal Language Modeling Task",  # discuss.huggingface.co GPT-2 finetuning peaks
+    "configuration to fine-tune 'VL_LLaMA_2_13B_Pretrained.pth' on an A100 80GB",  # DAMO-NLP-SG/Video-LLaMA#90
+    "How can I train with a Gpu 3090?",  # lm-sys/FastChat#543
+    "OOM error on Pretraining Albert with batch size 8",  # huggingface/transformers#15115
+    "I tried to run dpo.py with 7b model but still encounter OOM error",  # huggingface/trl#621
+    "run run_train.sh, CUDA out of memory",  # facebookresearch/LLM-QAT#16
+    "I am encountering an Out of Memory (OOM) issue while performing RLHF training",  # modelscope/ms-swift#2664
+)
+
+
+@pytest.mark.parametrize("said", TRAINING_DEV_PHRASES + TRAINING_EN_DEV_PHRASES)
+def test_training_said_as_real_reports_and_scripts_say_it(said: str) -> None:
     assert facts(said).get("phase") == "training"
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 @pytest.mark.parametrize(
@@ -1570,25 +1590,7 @@ def test_training_script_readings_stay_in_their_lane(said: str, phase: str | Non
 )
 def test_a_demo_started_is_the_load_unless_a_later_step_is_named(said: str, phase: str) -> None:
     assert facts(said).get("phase") == phase
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
-
-
-#: Development-record words that say the run is training, in English.
-TRAINING_EN_DEV_PHRASES = (
-    "I am finetuning a GPT2 on a Causal Language Modeling Task",  # discuss.huggingface.co GPT-2 finetuning peaks
-    "configuration to fine-tune 'VL_LLaMA_2_13B_Pretrained.pth' on an A100 80GB",  # DAMO-NLP-SG/Video-LLaMA#90
-    "How can I train with a Gpu 3090?",  # lm-sys/FastChat#543
-    "OOM error on Pretraining Albert with batch size 8",  # huggingface/transformers#15115
-    "I tried to run dpo.py with 7b model but still encounter OOM error",  # huggingface/trl#621
-    "run run_train.sh, CUDA out of memory",  # facebookresearch/LLM-QAT#16
-    "I am encountering an Out of Memory (OOM) issue while performing RLHF training",  # modelscope/ms-swift#2664
-)
-
-
-@pytest.mark.parametrize("said", TRAINING_EN_DEV_PHRASES)
-def test_training_said_as_english_reports_say_it(said: str) -> None:
-    assert facts(said).get("phase") == "training"
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 @pytest.mark.parametrize(
@@ -1614,7 +1616,7 @@ def test_english_training_readings_stay_in_their_lane(said: str, phase: str | No
 )
 def test_cuda_out_of_memory_said_in_prose_is_a_cuda_oom(said: str) -> None:
     assert facts(said).get("error_kind") == "cuda_oom"
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 def test_a_cuda_oom_denied_is_not_read() -> None:
@@ -1637,7 +1639,7 @@ DTYPE_DEV_PHRASES = {
 @pytest.mark.parametrize("said", sorted(DTYPE_DEV_PHRASES))
 def test_reads_the_weights_dtype_by_its_other_names(said: str) -> None:
     assert facts(said).get("torch_dtype") == DTYPE_DEV_PHRASES[said]
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 @pytest.mark.parametrize(
@@ -1659,7 +1661,7 @@ def test_a_compute_dtype_or_mixed_precision_is_not_the_weights_dtype(said: str) 
 )
 def test_reads_the_method_by_its_settings_and_names(said: str, method: str) -> None:
     assert facts(said).get("finetune_method") == method
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 def test_a_word_ending_in_qlora_is_not_qlora() -> None:
@@ -1676,7 +1678,7 @@ def test_a_word_ending_in_qlora_is_not_qlora() -> None:
 )
 def test_memory_that_grows_or_jumps_in_chinese_words(said: str, growth: str) -> None:
     assert facts(said).get("memory_growth") == growth
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 @pytest.mark.parametrize(
@@ -1689,7 +1691,7 @@ def test_memory_that_grows_or_jumps_in_chinese_words(said: str, growth: str) -> 
 def test_checkpointing_said_to_have_no_effect_is_set_but_inactive(said: str) -> None:
     got = facts(said)
     assert got.get("gradient_checkpointing") is True and got.get("gc_active") is False
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 def test_qlora_said_with_eight_bits_is_eight_bit() -> None:
@@ -1697,7 +1699,7 @@ def test_qlora_said_with_eight_bits_is_eight_bit() -> None:
     said = "Is there a way to do QLORA 8bit for Llama3 70B using 2*A6000?"
     assert facts(said)["quantization"] == "8bit"
     assert facts("we use QLoRA")["quantization"] == "4bit"
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 def test_a_setting_passed_when_loading_is_not_the_loading_phase_unless_the_failure_follows() -> None:
@@ -1708,7 +1710,7 @@ def test_a_setting_passed_when_loading_is_not_the_loading_phase_unless_the_failu
     # openvla/openvla#208: a model loaded from a checkpoint ran the host out of memory
     loaded = "Loading VLA prism-dinosiglip-224px+7b from Checkpoint"
     assert facts(loaded)["phase"] == "loading"
-    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    dev = dev_text()
     assert said in dev and loaded in dev
 
 
