@@ -374,7 +374,7 @@ def test_switching_language(build, drive):
         evidence = rows_under(app, app.screen.query_one(RankingPane).rows[0].key)
         assert any("文本提到“step 0”" in e for e in evidence)
         assert not any("fails at the first step" in e for e in evidence)
-        assert "从你的文本读取到 9 个事实" in conversation_text(app)
+        assert "从你的文本读取到 10 个事实" in conversation_text(app)  # "on a 3090": one card, since 2026-12-04
         await pilot.press("2")
         await pilot.pause()
         await pilot.press("l")
