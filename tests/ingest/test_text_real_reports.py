@@ -1726,3 +1726,7 @@ def test_a_setting_passed_when_loading_is_not_the_loading_phase_unless_the_failu
 )
 def test_one_card_named_with_an_article_is_one_gpu(said: str, count: int | None) -> None:
     assert facts(said).get("gpu_count") == count
+
+
+def test_one_card_that_made_it_work_is_not_the_failing_runs_count() -> None:
+    assert "gpu_count" not in facts("on an A100 it works fine")

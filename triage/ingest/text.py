@@ -1320,7 +1320,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         for m in _NODES.finditer(line):
             put(_node_gpus(m), number, m.group(0))  # before the cards named alone: "8机*8卡A100" is 64
         _gpu_names(line, number, put)
-        one_card = [m for m in _A_CARD.finditer(line) if not negated(line, m.start())]
+        one_card = [
+            m
+            for m in _A_CARD.finditer(line)
+            if not (
+                negated(line, m.start())
+                or hypothetical(line, m.start(), m.end())
+                or describes_a_fix(line, m.end(), m.start())  # "on an A100 it works fine": not the failing run's
+            )
+        ]
         if one_card:
             # a line that names two cards ("a 3090 and a 4090") names no single one
             cards_named += [(number, m.group(0)) for m in one_card] * (1 if len(mentions(line)) == 1 else 2)
