@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from triage.ingest.fixes import FAILED
+
 _I = re.IGNORECASE | re.ASCII
 
 #: Up to N characters of one sentence that name no other phase and do not say it went fine, for the
@@ -188,7 +190,7 @@ _LOADED_BEFORE = re.compile(r"\b(?:after|once|finished|successfully)\s+(?:\w+\s+
 #: A setting passed at load time, not where it failed: "I didn't set flashattention2 when loading the model" (unless
 #: the failure follows: "I set device_map when loading the model and it OOMs").
 _SET_BEFORE = re.compile(r"\b(?:set|sets|setting|pass|passed|passing|specif\w+|add|added)\b[^,.;:!?]{0,30}$", _I)
-_FAILS_AFTER = re.compile(r"\b(?:oom\w*|out\s+of\s+memory|crash\w*|fail\w*|killed|error)\b|爆|溢出|报错", _I)
+_FAILS_AFTER = re.compile(FAILED.pattern + r"|\b(?:failed|failing|crash\w*|killed|error)\b|爆", _I)
 _LOADED_FINE = re.compile(
     r"^\W{0,3}(?:\w+\s+){0,3}?(?:is|was|works?|worked|went|goes|loads?)\s+(?:fine|ok|okay|well|normally)\b|"
     # said in the same clause a little later: "load 72B model to process some picture it works fine", "When loading,

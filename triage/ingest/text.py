@@ -74,8 +74,8 @@ _BOOL_FLAG = {
 }
 
 _SKIP_LINE = re.compile(r"^\s*File \"|^\s*│|Traceback \(most")
-#: A traceback frame in DeepSpeed's or FSDP's own code: the run uses it ("deepspeed/runtime/zero/stage3.py",
-#: "torch/distributed/fsdp/...", verl's "fsdp_workers.py"); the frame's other words are code, not the report's.
+#: A path in DeepSpeed's or FSDP's own code, in a traceback frame or a warning: the run uses it
+#: ("deepspeed/runtime/zero/stage3.py", "torch/distributed/fsdp/...", verl's "fsdp_workers.py").
 _SHARDING_FRAME = re.compile(r"(?<![\w.])deepspeed/runtime/|(?<![\w.])torch/distributed/fsdp/|\bfsdp_workers\.py\b")
 #: The figures of a pasted PyTorch OOM message (after its start on the same line).
 _OOM_DETAIL = re.compile(r"Tried to allocate|total capacity|already allocated|reserved by PyTorch|\bGPU \d+ has")
@@ -192,8 +192,13 @@ def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
     before = m.string[max(0, m.start() - 24) : m.start()]
     if _HELD.search(before[-8:]) or _SPARE.match(m.string, m.end()) or _USES.search(before):
         return []  # "被占用了15G显存", "还剩8G", "20GB的显存是盈余的", "uses 30GB of VRAM": used or left, not the card's
+    return _card_size(m)
+
+
+def _card_size(m: re.Match[str]) -> list[tuple[str, object]]:
+    """The card's memory from the match's ``n`` (GB), when it is a size (over 256: a total, see _per_card)."""
     gib = _num(m.group("n"))
-    return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []  # over 256: a total (see _per_card)
+    return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []
 
 
 #: Bits said right after "QLoRA": "QLORA 8bit for Llama3 70B" quantizes to 8 bits, not QLoRA's usual 4.
@@ -206,7 +211,10 @@ def _qlora(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("finetune_method", "qlora"), ("quantization", "8bit" if eight else "4bit")]
 
 
-_DTYPE_WORDS = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16", "16": "fp16"}
+_DTYPE_WORDS = {
+    "bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16", "16": "fp16",
+    "float32": "fp32", "fp32": "fp32",
+}  # fmt: skip
 
 
 def _weights_dtype(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -214,15 +222,12 @@ def _weights_dtype(m: re.Match[str]) -> list[tuple[str, object]]:
     if m.group("f"):
         return [("torch_dtype", "fp32")]
     word = next(g for g in (m.group(k) for k in ("d", "p", "t", "z", "l")) if g).lower()
-    return [("torch_dtype", _DTYPE_WORDS.get(word, "fp32"))]
+    return [("torch_dtype", _DTYPE_WORDS[word])]
 
 
 def _card_memory(m: re.Match[str]) -> list[tuple[str, object]]:
     """A size written before a card's name ("32G V100", "用 32GB 的 V100"): the card's, whatever verb precedes it."""
-    if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]):
-        return []
-    gib = _num(m.group("n"))
-    return [("gpu_memory_bytes", int(gib * GiB))] if 1 <= gib <= 2048 else []
+    return [] if _HELD.search(m.string[max(0, m.start() - 8) : m.start()]) else _card_size(m)
 
 
 def _gpu_memory_mib(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -920,10 +925,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bdeepspeed\s*(?:的)?\s*(?:配置|config(?:uration)?\s*(?:is|was|file|:))|(?:用|使用|采用|基于|开启了?)\s*deepspeed",
         _unless_negated(_simple("distributed", "deepspeed")),
     ),
-    # DeepSpeed named by what only a DeepSpeed run has: its config keys and files, its own frames in a traceback
-    # ("deepspeed/runtime/zero/stage_1_and_2.py"), DeepSpeed-Chat's scripts
+    # DeepSpeed named by what only a DeepSpeed run has: its config keys, DeepSpeed-Chat's scripts (its own code in a
+    # traceback: _SHARDING_FRAME)
     (
-        r"\bdeepspeed_config(?:_file)?\s*[:=]|(?<![\w.])deepspeed/runtime/|\bDeepSpeed-Chat\b",
+        r"\bdeepspeed_config(?:_file)?\s*[:=]|\bDeepSpeed-Chat\b",
         _unless_negated(_simple("distributed", "deepspeed")),
     ),
     # the stage in a config file's name: "ds_config_zero3.json", "qwen2_7b_full_sft_ds3.yaml", "ds_stage3.yaml"
@@ -931,10 +936,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?<![a-z0-9])ds_config_zero([123])(?![0-9])|_ds([123])\.(?:ya?ml|json)(?![\w.])|(?<![a-z0-9])ds_stage([123])\b",
         _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", next(g for g in m.groups() if g))]),
     ),
-    # FSDP by its flag or its own frames: "--enable_fsdp" (llama-recipes), "torch/distributed/fsdp/...", verl's
-    # "fsdp_workers.py"
+    # FSDP by llama-recipes' flag, "--enable_fsdp" (its own code in a traceback: _SHARDING_FRAME)
     (
-        r"(?<![\w-])--enable_fsdp\b|\benable_fsdp\s*[=:]\s*true\b|(?<![\w.])torch/distributed/fsdp/|\bfsdp_workers\.py\b",
+        r"(?<![\w-])--enable_fsdp\b|\benable_fsdp\s*[=:]\s*true\b",
         _unless_negated(_simple("distributed", "fsdp")),
     ),
     # ZeRO with offload in one word: "zero3+offload", "zero3_offload", "ds_z3_offload_config.json"
@@ -1149,8 +1153,9 @@ _HOST_NAMED = re.compile(
 #: 3090": the caller counts the lines that name one, and reads a single card only when one line does).
 _A_CARD = re.compile(
     r"\b(?:on\s+|with\s+|using\s+|have\s+|has\s+)?(?:an?|my|one)\s+(?:single\s+)?(?:nvidia\s+|geforce\s+|tesla\s+)?"
-    r"(?:rtx\s*|gtx\s*)?(?:" + _GPU_NAMES + r")(?!\s*(?:and|&|\+|,)\s*(?:an?\s+)?(?:nvidia\s+)?(?:rtx\s*|gtx\s*)?\w*\d)"
-    r"(?!\w*\s*(?:gpus|cards|s\b))|\bmy\s+gpu\s+is\s+(?:an?\s+)?(?:nvidia\s+)?(?:rtx\s*|gtx\s*)?(?:"
+    r"(?:rtx\s*|gtx\s*)?(?:"
+    + _GPU_NAMES
+    + r")(?!\w*\s*(?:gpus|cards|s\b))|\bmy\s+gpu\s+is\s+(?:an?\s+)?(?:nvidia\s+)?(?:rtx\s*|gtx\s*)?(?:"
     + _GPU_NAMES
     + r")",
     _I,
@@ -1221,13 +1226,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
 
     cards_named: list[tuple[int, str]] = []
     """Lines that name one card with an article ("on a 4090", "My GPU is RTX4090"): one GPU unless a count is read."""
+    several_cards = False
+    """Whether such a line names other cards too ("a 3090 and a 4090"): then no single card is the run's."""
     in_fix = False
     """Whether the lines read are under a heading that says what fixed it ("### Solution")."""
     for number, raw_line in lines:
+        frame = _SHARDING_FRAME.search(raw_line)
+        if frame is not None:
+            put([("distributed", "fsdp" if "fsdp" in frame.group(0) else "deepspeed")], number, frame.group(0))
         if _SKIP_LINE.search(raw_line):
-            frame = _SHARDING_FRAME.search(raw_line)
-            if frame is not None and "distributed" not in out:
-                put([("distributed", "fsdp" if "fsdp" in frame.group(0) else "deepspeed")], number, frame.group(0))
             continue
         if FIX_HEADING.match(raw_line):
             in_fix = True
@@ -1331,7 +1338,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         ]
         if one_card:
             # a line that names two cards ("a 3090 and a 4090") names no single one
-            cards_named += [(number, m.group(0)) for m in one_card] * (1 if len(mentions(line)) == 1 else 2)
+            cards_named += [(number, m.group(0)) for m in one_card]
+            several_cards = several_cards or len(mentions(line)) > 1
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
@@ -1408,7 +1416,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             batch.excerpt,
             "an evaluation harness's batch size is its evaluation batch",
         )
-    if "gpu_count" not in out and len(cards_named) == 1:
+    if "gpu_count" not in out and len(cards_named) == 1 and not several_cards:
         put([("gpu_count", 1)], *cards_named[0], "one card named (an article or 'my' before it)")
     _per_card(out)
     fixed.pop("resolved_by", None)
