@@ -9,15 +9,18 @@ like ``bench/bench_accuracy.py`` scores triage (top-1 / top-3 on the primary lab
 - ``majority``: the most common categories of the other records, whatever the report says;
 - ``text-nb``: multinomial naive Bayes on the report's terms (the title and first post, the terms of
   :func:`triage.similar.terms`), 10-fold;
-- ``similar``: the similar solved reports alone (:class:`triage.similar.Index`, the ten nearest,
-  weighted by similarity; the vote triage adds to its ranking), leave-one-out;
+- ``similar``: the ten nearest solved reports (:meth:`triage.similar.Index.nearest`, weighted by
+  similarity; the vote triage added to its ranking until December 2026), leave-one-out;
+- ``word-model``: the complement naive Bayes model of :meth:`triage.similar.Index.shares` over the
+  same vectors (the evidence triage now adds to its ranking), leave-one-out;
 - ``facts-nb``: naive Bayes on the facts the whole thread states (phase, method, model, GPU,
   counts, ...), 10-fold. Those are facts a perfect reader with every answer of the thread would
   have, so this is what the corpus' facts support without knowledge of the mechanisms.
 
 Compare with triage on the same split (``python bench/bench_accuracy.py --split dev --no-write``) and
 with the ceiling of the interview (``bench/bench_interview.py``: every stated fact given at once).
-Held-out records are never read. The last line is ``text_nb=.. similar=.. facts_nb=.. n=..`` (top-1).
+Held-out records are never read. The last line is ``text_nb=.. similar=.. word_model=.. facts_nb=.. n=..``
+(top-1).
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from triage.corpus import Record, load_corpus  # noqa: E402
-from triage.similar import VOTERS, Index, terms  # noqa: E402
+from triage.similar import Index, terms  # noqa: E402
 
 FOLDS = 10
+#: How many nearest reports vote in the ``similar`` baseline.
+VOTERS = 10
 #: Facts of a record that say how the thread ended or where it ran, not what the run was.
 _NOT_RUN_FACTS = frozenset({"resolved_by_change", "os", "notes"})
 
@@ -115,10 +120,20 @@ def similar_alone(records: Sequence[Record]) -> list[list[str]]:
     index = Index(records)
     out = []
     for record in records:
-        weight: Counter[str] = Counter()
+        weight: defaultdict[str, float] = defaultdict(float)
         for nb in index.nearest(f"{record.title}\n{record.report}", k=VOTERS, exclude=[record.url]):
             weight[nb.record.label.category] += nb.similarity
         out.append([c for c, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))])
+    return out
+
+
+def word_model_alone(records: Sequence[Record]) -> list[list[str]]:
+    """The categories by the word model's shares, each record left out of the model that ranks it."""
+    index = Index(records)
+    out = []
+    for record in records:
+        shares = index.shares(f"{record.title}\n{record.report}", exclude=[record.url])
+        out.append([c for c, _ in sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))])
     return out
 
 
@@ -137,6 +152,7 @@ def main() -> int:
             records, cross_validated(records, lambda tr: naive_bayes(tr, text_features, 0.3, multinomial=True))
         ),
         "similar": score(records, similar_alone(records)),
+        "word-model": score(records, word_model_alone(records)),
         "facts-nb": score(records, cross_validated(records, lambda tr: naive_bayes(tr, fact_features, 0.2))),
     }
     categories = len({r.label.category for r in records})
@@ -145,7 +161,9 @@ def main() -> int:
     for name, (top1, top3) in results.items():
         print(f"| {name} | {top1:.3f} | {top3:.3f} |")
     print()
-    line = " ".join(f"{name.replace('-', '_')}={results[name][0]:.3f}" for name in ("text-nb", "similar", "facts-nb"))
+    line = " ".join(
+        f"{name.replace('-', '_')}={results[name][0]:.3f}" for name in ("text-nb", "similar", "word-model", "facts-nb")
+    )
     print(f"{line} n={len(records)}")
     return 0
 

@@ -1,11 +1,11 @@
-"""Similar solved reports vote as a share of the most similar ones, and never for themselves."""
+"""Similar solved reports: the nearest are shown, a word model over all of them adds evidence, never for itself."""
 
 from __future__ import annotations
 
 import pytest
 
 from triage.corpus import Label, Record
-from triage.similar import CATEGORY_WEIGHT, CAUSE_WEIGHT, Index, Neighbour, votes
+from triage.similar import CATEGORY_WEIGHT, MIN_SHARE, Index, votes
 
 
 def _record(url: str, report: str, category: str, cause_id: str | None = None, scope: str = "in") -> Record:
@@ -19,23 +19,51 @@ CATEGORY_OF = {
 }
 
 
-def test_votes_are_shares_of_the_voters_similarity() -> None:
-    voters = [
-        Neighbour(_record("u1", "x", "eval_on_gpu", "eval-logits-accumulated"), 0.3),
-        Neighbour(_record("u2", "x", "eval_on_gpu", None), 0.1),
-        Neighbour(_record("u3", "x", "seq_len", "max-length-too-long"), 0.2),
-    ]
-    got = votes(voters, CATEGORY_OF)
-    # eval_on_gpu holds 0.4 of 0.6 of the similarity; one of its voters named the very cause (0.3 of 0.6)
-    assert got["eval-logits-accumulated"] == pytest.approx(CATEGORY_WEIGHT * 4 / 6 + CAUSE_WEIGHT * 3 / 6, abs=1e-3)
-    assert got["eval-batch-too-large"] == pytest.approx(CATEGORY_WEIGHT * 4 / 6, abs=1e-3)
-    assert got["max-length-too-long"] == pytest.approx((CATEGORY_WEIGHT + CAUSE_WEIGHT) * 2 / 6, abs=1e-3)
+def test_a_cause_gains_in_proportion_to_its_category_share_and_small_shares_add_nothing() -> None:
+    got = votes({"eval_on_gpu": 0.6, "seq_len": 0.37, "batch_size": 0.03}, CATEGORY_OF)
+    assert got["eval-logits-accumulated"] == pytest.approx(CATEGORY_WEIGHT * 0.6, abs=1e-3)
+    assert got["eval-batch-too-large"] == got["eval-logits-accumulated"]
+    assert got["max-length-too-long"] == pytest.approx(CATEGORY_WEIGHT * 0.37, abs=1e-3)
+    assert votes({"eval_on_gpu": MIN_SHARE / 2, "seq_len": 1 - MIN_SHARE / 2}, CATEGORY_OF).keys() == {
+        "max-length-too-long"
+    }
+    assert votes({}, CATEGORY_OF) == {}
 
 
-def test_out_of_scope_neighbours_and_empty_lists_do_not_vote() -> None:
-    assert votes([], CATEGORY_OF) == {}
-    served = [Neighbour(_record("u9", "x", "other", None, scope="out"), 0.5)]
-    assert votes(served, CATEGORY_OF) == {}
+_SOLVED = [
+    _record("https://e/1", "evaluation loop out of memory eval_accumulation_steps predictions", "eval_on_gpu"),
+    _record("https://e/2", "max_length 4096 sequence too long cutoff_len truncation", "seq_len"),
+    _record("https://e/3", "evaluation predictions logits accumulate eval_accumulation_steps", "eval_on_gpu"),
+    _record("https://e/4", "cutoff_len 8192 long sequence max_length", "seq_len"),
+    _record("https://e/5", "训练 显存 不足 cutoff_len 太长 序列", "seq_len"),
+    _record("https://e/6", "vllm serving out of memory", "other", scope="out"),
+]
+
+
+def test_the_word_model_shares_categories_by_the_words_of_solved_reports() -> None:
+    index = Index(_SOLVED)
+    shares = index.shares("OOM in my evaluation loop, eval_accumulation_steps did not help")
+    assert shares.keys() == {"eval_on_gpu", "seq_len"}  # out-of-scope reports are not in the model
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert shares["eval_on_gpu"] > 0.9
+    assert max(index.shares("显存不足，序列太长").items(), key=lambda kv: kv[1])[0] == "seq_len"
+    assert index.shares("") == {} and index.shares("the and with") == {}  # no words, no evidence
+
+
+def test_a_report_left_out_of_the_model_does_not_judge_itself() -> None:
+    own = _record("https://e/f", "gradient_accumulation wandb_project bf16", "seq_len")
+    index = Index(
+        [
+            _record("https://e/a", "gradient_accumulation cutoff_len truncation packing", "seq_len"),
+            _record("https://e/b", "cutoff_len packing max_length", "seq_len"),
+            _record("https://e/d", "gradient_accumulation evaluation predictions", "eval_on_gpu"),
+            _record("https://e/e", "gradient_accumulation eval_accumulation_steps", "eval_on_gpu"),
+            own,
+        ]
+    )
+    assert index.shares(own.report)["seq_len"] > 0.8  # its own words, which only it uses, decide
+    # left out, those words are unknown to the model (as a new report's are) and the rest decides
+    assert index.shares(own.report, exclude=["HTTPS://E/F"])["eval_on_gpu"] > 0.8
 
 
 def test_a_report_never_votes_for_itself_when_excluded() -> None:

@@ -50,7 +50,7 @@ from triage.quantify import (
     quantify,
     saver,
 )
-from triage.similar import NEIGHBOURS, VOTERS, Index, Neighbour, votes
+from triage.similar import NEIGHBOURS, Index, Neighbour, votes
 
 if TYPE_CHECKING:
     from triage.capture.session import Capture
@@ -210,31 +210,32 @@ def _index_of(root: Path) -> Index | None:
     return Index([r for r in records if r.scope == "in"]) if records else None
 
 
-def _similar_item(n: int, of: int, vote: float, best: float) -> Item:
-    label = f"{n} of the {of} most similar solved public reports ended with this kind of cause (best match {best:.2f})"
-    zh = f"最相似的 {of} 篇已解决公开报告中有 {n} 篇最终是这类原因（最相似 {best:.2f}）"
+def _similar_item(share: float, vote: float, n: int) -> Item:
+    label = f"solved public reports worded like yours ended with this kind of cause {share:.0%} of the time (of {n})"
+    zh = f"与您措辞相似的已解决公开报告中约 {share:.0%} 最终是这类原因（共 {n} 篇）"
     return Item("similar", label, vote, "true", label_zh=zh)
 
 
 def scorer_for(
     kb: KnowledgeBase, text: str, index: Index | None = None, exclude: Sequence[str] = ()
 ) -> tuple[Scorer, tuple[Neighbour, ...]]:
-    """The scorer for ``text``: the knowledge base's signals plus the votes of similar solved reports.
+    """The scorer for ``text``: the knowledge base's signals plus the evidence of similar solved reports.
 
-    The :data:`~triage.similar.VOTERS` nearest solved reports vote; the best
-    :data:`~triage.similar.NEIGHBOURS` of them are the ones shown to the user.
+    The solved reports' word model (:meth:`~triage.similar.Index.shares`) adds evidence for each
+    cause by its category's share; the :data:`~triage.similar.NEIGHBOURS` most similar reports are
+    the ones shown to the user.
     """
     index = index if index is not None else similar_index()
-    voters = tuple(index.nearest(text, k=VOTERS, exclude=exclude)) if index is not None and text.strip() else ()
+    if index is None or not text.strip():
+        return Scorer(kb.causes, text, kb.anchors, {}, remedy_fixes(kb.causes, kb.remedies)), ()
+    shares = index.shares(text, exclude=exclude)
     category_of = {cid: c.category.value for cid, c in kb.causes.items()}
-    extra = {}
-    for cid, vote in votes(voters, category_of).items():
-        backers = [
-            nb for nb in voters if category_of[cid] == nb.record.label.category or nb.record.label.cause_id == cid
-        ]
-        extra[cid] = [_similar_item(len(backers), len(voters), vote, max(nb.similarity for nb in backers))]
+    solved = sum(1 for r in index.records if r.scope == "in" and r.url.lower() not in {u.lower() for u in exclude})
+    extra = {
+        cid: [_similar_item(shares[category_of[cid]], vote, solved)] for cid, vote in votes(shares, category_of).items()
+    }
     scorer = Scorer(kb.causes, text, kb.anchors, extra, remedy_fixes(kb.causes, kb.remedies))
-    return scorer, voters[:NEIGHBOURS]
+    return scorer, tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))
 
 
 def analyse(

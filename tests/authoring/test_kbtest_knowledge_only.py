@@ -13,7 +13,7 @@ from triage.kb.loader import load_knowledge
 from triage.kb.models import Case
 
 _KB, _ = load_knowledge()
-_VOTE_LINE = "most similar solved public reports"
+_VOTE_LINE = "solved public reports worded like yours"
 
 
 def _votes(result) -> float:
