@@ -211,8 +211,11 @@ def _index_of(root: Path) -> Index | None:
 
 
 def _similar_item(share: float, vote: float, n: int) -> Item:
-    label = f"solved public reports worded like yours ended with this kind of cause {share:.0%} of the time (of {n})"
-    zh = f"与您措辞相似的已解决公开报告中约 {share:.0%} 最终是这类原因（共 {n} 篇）"
+    label = (
+        f"solved public reports worded like yours ended with this kind of cause {share:.0%} of the time"
+        f" (a word model over {n} reports)"
+    )
+    zh = f"与您措辞相似的已解决公开报告中约 {share:.0%} 最终是这类原因（基于 {n} 篇报告的词语模型）"
     return Item("similar", label, vote, "true", label_zh=zh)
 
 
