@@ -111,11 +111,12 @@ class Index:
     def _count(self) -> None:
         """Term weights summed per category of the in-scope records, and over all of them, for :meth:`shares`."""
         self._by_category: dict[str, Counter[str]] = {}
-        self._all: Counter[str] = Counter()
         for record, vec in zip(self.records, self.vectors, strict=True):
             if record.scope == "in":
                 self._by_category.setdefault(record.label.category, Counter()).update(vec)
-                self._all.update(vec)
+        self._all: Counter[str] = Counter()
+        for counts in self._by_category.values():
+            self._all.update(counts)
         self._mass = sum(self._all.values())
         self._mass_of = {cat: sum(counts.values()) for cat, counts in self._by_category.items()}
 
