@@ -12,22 +12,13 @@ def _record(url: str, report: str, category: str, cause_id: str | None = None, s
     return Record(url, "o/r", "en", "t", report, Label(category, cause_id), scope=scope)
 
 
-CATEGORY_OF = {
-    "eval-batch-too-large": "eval_on_gpu",
-    "eval-logits-accumulated": "eval_on_gpu",
-    "max-length-too-long": "seq_len",
-}
-
-
-def test_a_cause_gains_in_proportion_to_its_category_share_and_small_shares_add_nothing() -> None:
-    got = votes({"eval_on_gpu": 0.6, "seq_len": 0.37, "batch_size": 0.03}, CATEGORY_OF)
-    assert got["eval-logits-accumulated"] == pytest.approx(CATEGORY_WEIGHT * 0.6, abs=1e-3)
-    assert got["eval-batch-too-large"] == got["eval-logits-accumulated"]
-    assert got["max-length-too-long"] == pytest.approx(CATEGORY_WEIGHT * 0.37, abs=1e-3)
-    assert votes({"eval_on_gpu": MIN_SHARE / 2, "seq_len": 1 - MIN_SHARE / 2}, CATEGORY_OF).keys() == {
-        "max-length-too-long"
+def test_a_category_gains_in_proportion_to_its_share_and_small_shares_add_nothing() -> None:
+    got = votes({"eval_on_gpu": 0.6, "seq_len": 0.37, "batch_size": MIN_SHARE / 2})
+    assert got == {
+        "eval_on_gpu": pytest.approx(CATEGORY_WEIGHT * 0.6),
+        "seq_len": pytest.approx(CATEGORY_WEIGHT * 0.37),
     }
-    assert votes({}, CATEGORY_OF) == {}
+    assert votes({}) == {}
 
 
 _SOLVED = [

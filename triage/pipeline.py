@@ -225,19 +225,16 @@ def scorer_for(
     """The scorer for ``text``: the knowledge base's signals plus the evidence of similar solved reports.
 
     The solved reports' word model (:meth:`~triage.similar.Index.shares`) adds evidence for each
-    cause by its category's share; the :data:`~triage.similar.NEIGHBOURS` most similar reports are
-    the ones shown to the user.
+    category by its share (to the category's best-supported cause); the
+    :data:`~triage.similar.NEIGHBOURS` most similar reports are the ones shown to the user.
     """
     index = index if index is not None else similar_index()
     if index is None or not text.strip():
         return Scorer(kb.causes, text, kb.anchors, {}, remedy_fixes(kb.causes, kb.remedies)), ()
     shares = index.shares(text, exclude=exclude)
-    category_of = {cid: c.category.value for cid, c in kb.causes.items()}
     solved = sum(1 for r in index.records if r.scope == "in" and r.url.lower() not in {u.lower() for u in exclude})
-    extra = {
-        cid: [_similar_item(shares[category_of[cid]], vote, solved)] for cid, vote in votes(shares, category_of).items()
-    }
-    scorer = Scorer(kb.causes, text, kb.anchors, extra, remedy_fixes(kb.causes, kb.remedies))
+    by_category = {cat: [_similar_item(shares[cat], vote, solved)] for cat, vote in votes(shares).items()}
+    scorer = Scorer(kb.causes, text, kb.anchors, {}, remedy_fixes(kb.causes, kb.remedies), by_category)
     return scorer, tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))
 
 

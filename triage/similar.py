@@ -12,8 +12,8 @@ an embedding model would be a download that the offline install cannot make
 The neighbours are shown to the user. The evidence for the engine comes from
 all solved reports at once (:meth:`Index.shares`, :func:`votes`): a complement
 naive Bayes model over the same TF-IDF vectors says how likely each category is
-for reports worded like this one, and a cause gains log-odds in proportion to
-its category's share. Over the ten nearest neighbours' vote it used until
+for reports worded like this one, and the category's best-supported cause gains
+log-odds in proportion to that share. Over the ten nearest neighbours' vote it used until
 December 2026 it ranks the right category higher on unseen records (leave-one-out
 on the development split: top-3 0.59 against 0.45 alone; ``corpus/README.md``).
 """
@@ -206,12 +206,6 @@ def _cached(key: str, n: int) -> tuple[dict[str, float], list[dict[str, float]]]
     return idf, vectors
 
 
-def votes(shares: Mapping[str, float], category_of: Mapping[str, str]) -> dict[str, float]:
-    """Log-odds per cause id: :data:`CATEGORY_WEIGHT` times its category's share, for shares of at least
-    :data:`MIN_SHARE`."""
-    out: dict[str, float] = {}
-    for cid, cat in category_of.items():
-        share = shares.get(cat, 0.0)
-        if share >= MIN_SHARE:
-            out[cid] = round(CATEGORY_WEIGHT * share, 3)
-    return out
+def votes(shares: Mapping[str, float]) -> dict[str, float]:
+    """Log-odds per category: :data:`CATEGORY_WEIGHT` times its share, for shares of at least :data:`MIN_SHARE`."""
+    return {cat: round(CATEGORY_WEIGHT * share, 3) for cat, share in shares.items() if share >= MIN_SHARE}

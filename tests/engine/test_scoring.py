@@ -66,6 +66,24 @@ def test_similar_reports_reorder_but_never_make_a_cause_likely_on_their_own():
     assert backed.fired  # the run's own words lift it: likely, with or without the vote
 
 
+def test_evidence_about_a_category_goes_once_to_its_best_cause_that_is_not_ruled_out():
+    strong = cause(id="strong", prior=0.3)
+    weak = cause(id="weak", prior=0.05, when=[{"test": {"fact": "batch_size", "op": "gt", "value": 1}, "if_true": 2.0}])
+    other = cause(id="other", category="seq_len", prior=0.2)
+    words = "solved public reports worded like yours ended with this kind of cause 60% of the time"
+    scorer = Scorer(
+        {c.id: c for c in (strong, weak, other)}, "", by_category={"batch_size": [Item("similar", words, 1.2, "true")]}
+    )
+    by_id = {s.cause.id: s for s in scorer.score(facts(batch_size=8))}
+    assert by_id["strong"].score == pytest.approx(logit(0.3) + 2.0 + 1.2)  # the category's best cause carries it
+    assert by_id["weak"].score == pytest.approx(logit(0.05) + 2.0)  # its sibling does not count it again
+    assert by_id["other"].score == pytest.approx(logit(0.2) + 2.0)
+    # the best cause ruled out (loading vetoes it): the next one in the category carries it
+    ruled_out = {s.cause.id: s for s in scorer.score(facts(batch_size=8, phase="loading"))}
+    assert ruled_out["strong"].excluded and not any(i.kind == "similar" for i in ruled_out["strong"].items)
+    assert ruled_out["weak"].score == pytest.approx(logit(0.05) + 2.0 + 1.2)
+
+
 def test_false_condition_counts_against():
     c = cause()
     s = Scorer({"c": c}, "").score_one(c, facts(batch_size=1, phase="forward"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from triage.engine.conditions import describe, describe_negated, evaluate, leaves
 from triage.engine.signals import Anchors, match_all
@@ -206,13 +206,17 @@ class Scorer:
         anchors: Anchors | None = None,
         extra: Mapping[str, Sequence[Item]] | None = None,
         fixes: Mapping[str, frozenset[str]] | None = None,
+        by_category: Mapping[str, Sequence[Item]] | None = None,
     ) -> None:
         self.causes = dict(causes)
         self.fixes = dict(fixes or {})
         """Per cause id: the facts its remedies change. A run that a change of one of them made work points here."""
         self.text_items = {cid: signal_items(c, text, anchors) for cid, c in self.causes.items()}
         self.extra = {cid: tuple(items) for cid, items in (extra or {}).items()}
-        """Evidence from outside the knowledge base, per cause id (e.g. similar solved reports)."""
+        """Evidence from outside the knowledge base, per cause id."""
+        self.by_category = {cat: tuple(items) for cat, items in (by_category or {}).items()}
+        """Evidence about a kind of cause (how similar solved reports ended), per category: it goes once to the
+        category's best-supported cause that is not ruled out, so a category is not counted once per cause in it."""
 
     def score_one(self, cause: Cause, facts: FactSet, derived_weight: float = 1.0) -> Scored:
         """Score one cause (``derived_weight``: see :func:`fact_items`)."""
@@ -241,7 +245,22 @@ class Scorer:
     def score(self, facts: FactSet, derived_weight: float = 1.0) -> list[Scored]:
         """Every cause, best first (excluded causes last)."""
         scored = [self.score_one(c, facts, derived_weight) for c in self.causes.values()]
-        return sorted(scored, key=lambda s: (s.excluded, -s.score, s.cause.id))
+        return sorted(self._with_categories(scored), key=lambda s: (s.excluded, -s.score, s.cause.id))
+
+    def _with_categories(self, scored: list[Scored]) -> list[Scored]:
+        """``scored`` with each category's evidence added to its best cause (highest score, then id)."""
+        best: dict[str, Scored] = {}
+        for s in sorted(scored, key=lambda s: (-s.score, s.cause.id)):
+            cat = s.cause.category.value
+            if not s.excluded and cat in self.by_category:
+                best.setdefault(cat, s)
+        chosen = {id(s): self.by_category[cat] for cat, s in best.items()}
+        return [
+            replace(s, score=s.score + sum(i.weight for i in chosen[id(s)]), items=(*s.items, *chosen[id(s)]))
+            if id(s) in chosen
+            else s
+            for s in scored
+        ]
 
 
 #: Log-odds that "changing X made it work" adds to each cause X is a remedy of.
