@@ -232,7 +232,8 @@ def scorer_for(
     if index is None or not text.strip():
         return Scorer(kb.causes, text, kb.anchors, {}, remedy_fixes(kb.causes, kb.remedies)), ()
     shares = index.shares(text, exclude=exclude)
-    solved = sum(1 for r in index.records if r.scope == "in" and r.url.lower() not in {u.lower() for u in exclude})
+    left_out = {u.lower() for u in exclude}
+    solved = sum(1 for r in index.records if r.scope == "in" and r.url.lower() not in left_out)
     by_category = {cat: [_similar_item(shares[cat], vote, solved)] for cat, vote in votes(shares).items()}
     scorer = Scorer(kb.causes, text, kb.anchors, {}, remedy_fixes(kb.causes, kb.remedies), by_category)
     return scorer, tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))

@@ -13,9 +13,10 @@ The neighbours are shown to the user. The evidence for the engine comes from
 all solved reports at once (:meth:`Index.shares`, :func:`votes`): a complement
 naive Bayes model over the same TF-IDF vectors says how likely each category is
 for reports worded like this one, and the category's best-supported cause gains
-log-odds in proportion to that share. Over the ten nearest neighbours' vote it used until
-December 2026 it ranks the right category higher on unseen records (leave-one-out
-on the development split: top-3 0.59 against 0.45 alone; ``corpus/README.md``).
+log-odds in proportion to that share. Alone, it ranks the right category in the
+top three for 0.56 of the development split, each record left out of the model,
+against 0.45 for the ten nearest reports' vote that it replaced in December 2026
+(``bench/bench_baselines.py``, ``corpus/README.md``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ SMOOTHING = 1.0
 #: How sharply the word model's scores become shares: the temperature with the least log loss,
 #: leave-one-out on the development split (a share of 0.9 came true 9 times in 10 there).
 SHARPNESS = 12.0
-#: Log-odds for a cause when the word model gives its category every share, and in proportion below.
+#: Log-odds for a category's best cause when the word model gives the category every share, in proportion below.
 CATEGORY_WEIGHT = 2.0
 #: Shares below this add no evidence line (at most 0.15 log-odds, and a line the user need not read).
 MIN_SHARE = 0.05

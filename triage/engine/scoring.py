@@ -219,7 +219,8 @@ class Scorer:
         category's best-supported cause that is not ruled out, so a category is not counted once per cause in it."""
 
     def score_one(self, cause: Cause, facts: FactSet, derived_weight: float = 1.0) -> Scored:
-        """Score one cause (``derived_weight``: see :func:`fact_items`)."""
+        """Score one cause (``derived_weight``: see :func:`fact_items`), without the evidence about its category,
+        which :meth:`score` gives to one cause of each category."""
         prior = Item(
             "prior", f"base rate {cause.prior:.0%}", logit(cause.prior), "true", label_zh=f"基础概率 {cause.prior:.0%}"
         )
