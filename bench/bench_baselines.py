@@ -29,7 +29,7 @@ import hashlib
 import math
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,8 +99,13 @@ def naive_bayes(
     return rank
 
 
+def by_weight(weights: Mapping[str, float]) -> list[str]:
+    """Categories, heaviest first (ties by name)."""
+    return sorted(weights, key=lambda c: (-weights[c], c))
+
+
 def majority(train: Sequence[Record]) -> Ranker:
-    order = [c for c, _ in sorted(Counter(r.label.category for r in train).items(), key=lambda kv: (-kv[1], kv[0]))]
+    order = by_weight(Counter(r.label.category for r in train))
     return lambda record: order
 
 
@@ -123,7 +128,7 @@ def similar_alone(records: Sequence[Record]) -> list[list[str]]:
         weight: defaultdict[str, float] = defaultdict(float)
         for nb in index.nearest(f"{record.title}\n{record.report}", k=VOTERS, exclude=[record.url]):
             weight[nb.record.label.category] += nb.similarity
-        out.append([c for c, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))])
+        out.append(by_weight(weight))
     return out
 
 
@@ -133,7 +138,7 @@ def word_model_alone(records: Sequence[Record]) -> list[list[str]]:
     out = []
     for record in records:
         shares = index.shares(f"{record.title}\n{record.report}", exclude=[record.url])
-        out.append([c for c, _ in sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))])
+        out.append(by_weight(shares))
     return out
 
 

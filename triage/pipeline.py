@@ -229,14 +229,16 @@ def scorer_for(
     :data:`~triage.similar.NEIGHBOURS` most similar reports are the ones shown to the user.
     """
     index = index if index is not None else similar_index()
-    if index is None or not text.strip():
-        return Scorer(kb.causes, text, kb.anchors, {}, remedy_fixes(kb.causes, kb.remedies)), ()
-    shares = index.shares(text, exclude=exclude)
-    left_out = {u.lower() for u in exclude}
-    solved = sum(1 for r in index.records if r.scope == "in" and r.url.lower() not in left_out)
-    by_category = {cat: [_similar_item(shares[cat], vote, solved)] for cat, vote in votes(shares).items()}
-    scorer = Scorer(kb.causes, text, kb.anchors, {}, remedy_fixes(kb.causes, kb.remedies), by_category)
-    return scorer, tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))
+    by_category: dict[str, list[Item]] = {}
+    neighbours: tuple[Neighbour, ...] = ()
+    if index is not None and text.strip():
+        shares = index.shares(text, exclude=exclude)
+        left_out = {u.lower() for u in exclude}
+        solved = sum(1 for r in index.records if r.scope == "in" and r.url.lower() not in left_out)
+        by_category = {cat: [_similar_item(shares[cat], vote, solved)] for cat, vote in votes(shares).items()}
+        neighbours = tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))
+    fixes = remedy_fixes(kb.causes, kb.remedies)
+    return Scorer(kb.causes, text, kb.anchors, fixes=fixes, by_category=by_category), neighbours
 
 
 def analyse(

@@ -57,12 +57,12 @@ def test_unknown_adds_nothing_and_is_reported():
 def test_similar_reports_reorder_but_never_make_a_cause_likely_on_their_own():
     c = cause()
     words = "solved public reports worded like yours ended with this kind of cause 80% of the time"
-    vote = Item("similar", words, 2.5, "true")
+    vote = {"batch_size": [Item("similar", words, 2.5, "true")]}
     own = Scorer({"c": c}, "").score_one(c, facts(batch_size=8))  # logit(0.1) + 2.0 = -0.20: not likely
-    voted = Scorer({"c": c}, "", extra={"c": [vote]}).score_one(c, facts(batch_size=8))
+    [voted] = Scorer({"c": c}, "", by_category=vote).score(facts(batch_size=8))
     assert voted.score == pytest.approx(own.score + 2.5)  # the vote ranks the cause higher
     assert voted.score > 0 and not voted.fired  # but this run's evidence alone is below even odds
-    backed = Scorer({"c": c}, "batch_size=8", extra={"c": [vote]}).score_one(c, facts(batch_size=8))
+    [backed] = Scorer({"c": c}, "batch_size=8", by_category=vote).score(facts(batch_size=8))
     assert backed.fired  # the run's own words lift it: likely, with or without the vote
 
 

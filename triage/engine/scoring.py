@@ -204,7 +204,6 @@ class Scorer:
         causes: Mapping[str, Cause],
         text: str,
         anchors: Anchors | None = None,
-        extra: Mapping[str, Sequence[Item]] | None = None,
         fixes: Mapping[str, frozenset[str]] | None = None,
         by_category: Mapping[str, Sequence[Item]] | None = None,
     ) -> None:
@@ -212,8 +211,6 @@ class Scorer:
         self.fixes = dict(fixes or {})
         """Per cause id: the facts its remedies change. A run that a change of one of them made work points here."""
         self.text_items = {cid: signal_items(c, text, anchors) for cid, c in self.causes.items()}
-        self.extra = {cid: tuple(items) for cid, items in (extra or {}).items()}
-        """Evidence from outside the knowledge base, per cause id."""
         self.by_category = {cat: tuple(items) for cat, items in (by_category or {}).items()}
         """Evidence about a kind of cause (how similar solved reports ended), per category: it goes once to the
         category's best-supported cause that is not ruled out, so a category is not counted once per cause in it."""
@@ -226,7 +223,7 @@ class Scorer:
         )
         f_items, vetoed, unknown = fact_items(cause, facts, derived_weight)
         text = [i for i in self.text_items[cause.id] if i.restates is None or facts.value(i.restates) is None]
-        items = (prior, *f_items, *text, *self.extra.get(cause.id, ()), *self._resolved(cause, facts))
+        items = (prior, *f_items, *text, *self._resolved(cause, facts))
         score = sum(i.weight for i in items)
         return Scored(cause, score, items, vetoed, frozenset(unknown))
 
