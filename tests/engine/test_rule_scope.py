@@ -1,0 +1,63 @@
+"""A rule counts evidence for its own mechanism, not the context the mechanism usually comes with.
+
+On the development reports these rules ranked their cause among the first three while it was never the
+resolution: an old torch named in an environment dump (most reports of 2023 ran torch 2.0), an old
+transformers with a model whose code it does not concern, several processes loading a model that is not
+quantized, any OOM while generating for the vision-language cause. Each test gives the context alone (the cause stays
+out of the top three) and then the mechanism (it comes in), through the user's path.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from triage import api
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return api.knowledge()
+
+
+def _top3(kb, text: str, *facts: str, lang: str = "en") -> list[str]:
+    session = api.build_session(kb, symptoms=[text], facts=api.parse_facts(kb, list(facts)), lang=lang)
+    diagnosis = api.analyse(kb, session).diagnosis
+    return [rc.id for rc in diagnosis.causes if not rc.scored.excluded][:3]
+
+
+def _labels(kb, cause_id: str, text: str, *facts: str) -> list[str]:
+    session = api.build_session(kb, symptoms=[text], facts=api.parse_facts(kb, list(facts)))
+    diagnosis = api.analyse(kb, session).diagnosis
+    ranked = next(rc for rc in diagnosis.causes if rc.id == cause_id)
+    return [i.label for i in ranked.scored.items if i.weight > 0]
+
+
+OOM = "torch.cuda.OutOfMemoryError: CUDA out of memory while training"
+
+
+def test_an_old_torch_alone_does_not_blame_the_sdpa_default(kb):
+    assert "sdpa-needs-newer-torch" not in _top3(kb, OOM, "torch_version=2.0.1")
+    # the mechanism: a transformers release that defaults to SDPA, switched off by the old torch
+    assert "sdpa-needs-newer-torch" in _top3(
+        kb, OOM, "torch_version=2.0.1", "transformers_version=4.38.2", "model_name=llama2-7b", "max_length=4096"
+    )
+
+
+def test_old_transformers_counts_for_llama_attention_only(kb):
+    version = "transformers < 4.36 with a Llama or Mistral model: that code had no built-in SDPA"
+    chatglm = _labels(kb, "eager-attention-long-sequence", OOM, "transformers_version=4.30.2", "model_name=chatglm2-6b")
+    llama = _labels(kb, "eager-attention-long-sequence", OOM, "transformers_version=4.30.2", "model_name=llama2-7b")
+    assert version not in chatglm
+    assert version in llama
+
+
+def test_several_processes_loading_a_model_is_not_an_unsharded_quantized_load(kb):
+    text = "OOM while loading the model"
+    assert "kbit-weights-not-sharded" not in _top3(kb, text, "distributed=deepspeed", "gpu_count=4")
+    assert "kbit-weights-not-sharded" in _top3(kb, text, "quantization=4bit", "distributed=deepspeed", "gpu_count=4")
+
+
+def test_generating_text_is_not_evidence_of_image_tokens(kb):
+    text = "CUDA out of memory during generation with model.generate()"
+    assert "vlm-image-tokens-uncapped" not in _top3(kb, text)
+    assert "vlm-image-tokens-uncapped" in _top3(kb, text + " on high resolution images", "model_name=Qwen2-VL-7B")
