@@ -105,6 +105,37 @@ def test_gpu_memory_in_chinese_is_not_host_ram() -> None:
     assert facts("随着提问的问题的增多，GPU内存占用也会增加，内存会溢出").get("error_kind") != "host_oom"
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        # BELLE#311, EAGLE#260: DeepSpeed's engine set-up places and partitions the model
+        "基于deepspeed的全参微调时，总是在deepspeed.initialize发生OOM的问题，zero_stage指定为3",
+        "已经把优化器和param offload到内存了，但是在deepspeed.initialize阶段还是oom了",
+        # axolotl#3374
+        "which previously worked with transformers 4.57.6 to OOM upon loading of model weights stage.",
+        # Baichuan-7B#96, DeepSeek-V2#74: what loading alone left in use
+        "采用官方推理代码，只加载模型后显存占用28G？",
+        "为啥实际加载模型后，占用内存将近60多G呢。",
+    ],
+)
+def test_loading_in_the_words_real_reports_use(said: str) -> None:
+    assert facts(said).get("phase") == "loading"
+    assert said in dev_text()
+
+
+@pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        # the call in a pasted script is not where it failed; a failure after loading is in a later phase
+        ("model_engine, optimizer, _, _ = deepspeed.initialize(model=model)\nOOM in loss.backward()", "backward"),
+        ("加载模型后推理时OOM", "generation"),
+        ("OOM on load balancing", None),
+    ],
+)
+def test_loading_words_that_are_not_the_failing_load(said: str, phase: str | None) -> None:
+    assert facts(said).get("phase") == phase
+
+
 def test_the_phrases_above_come_from_the_development_split() -> None:
     """Guard: every report quoted in this file is a development record (the held-out split stays unread)."""
     dev = "\n".join(r.report for r in load_corpus() if r.split == "dev")

@@ -121,6 +121,14 @@ _PHASES = (
         # "OOM in from_pretrained" (a setting passed "in from_pretrained" is not where it failed)
         r"\b(?:oom|out\s+of\s+memory|fails?|failed|crash\w*|dies|died|killed)\s+(?:\w+\s+){0,2}in\s+(?:the\s+)?`?from_pretrained\b|"
         r"\bmodel\s+loading\b|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|begins|started)\b|"
+        # DeepSpeed's engine set-up, where it places (and partitions) the model and its optimizer: "总是在deepspeed.initialize
+        # 发生OOM" (not the call itself in a pasted script: "deepspeed.initialize(model=...)"); "OOM upon loading of model
+        # weights", "On model load the GPU ..."
+        r"(?<![a-z0-9_.])deepspeed\.initiali[sz]e(?![a-z_])(?!\s*\()|"
+        r"\b(?:upon|on)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b(?!\s*-?balanc)|"
+        # what loading alone left in use: "只加载模型后显存占用28G", "实际加载模型后，占用内存将近60多G" (after loading, a failure
+        # elsewhere is another phase: "加载模型后推理时OOM")
+        r"加载(?:完)?(?:模型)?(?:之?后|完成?后)\s*[，,]?\s*(?:的)?(?:显存|内存)?\s*(?:占用|就占|占了|用了|就用了|已经占)|"
         r"加载[^，。,；;完后]{0,20}?(?:时候?|的时候|阶段|过程中)|(?:加载|载入|读取)(?:模型)?(?:权重|参数)(?:时|的时候|阶段)?|"
         r"(?:一|刚)加载就|加载(?:就|直接)(?:爆|oom|报错|溢出)|from_pretrained\s*(?:时|的时候|阶段)|"
         r"(?:还没|没有?)(?:来得及)?加载完|加载(?:完成?)?(?:之前|前)|加载到一半|\bbefore\s+(?:the\s+)?model\s+(?:even\s+)?(?:finishes|finished)\s+loading\b|"
