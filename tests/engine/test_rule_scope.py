@@ -3,8 +3,9 @@
 On the development reports these rules ranked their cause among the first three while it was never the
 resolution: an old torch named in an environment dump (most reports of 2023 ran torch 2.0), an old
 transformers with a model whose code it does not concern, several processes loading a model that is not
-quantized, any OOM while generating for the vision-language cause. Each test gives the context alone (the cause stays
-out of the top three) and then the mechanism (it comes in), through the user's path.
+quantized, any OOM while generating for the vision-language cause, memory that grows while a model loads for
+the leaks of training steps. Each test gives the context alone (the cause stays out of the top three) and then
+the mechanism (it comes in), through the user's path.
 """
 
 from __future__ import annotations
@@ -61,3 +62,12 @@ def test_generating_text_is_not_evidence_of_image_tokens(kb):
     text = "CUDA out of memory during generation with model.generate()"
     assert "vlm-image-tokens-uncapped" not in _top3(kb, text)
     assert "vlm-image-tokens-uncapped" in _top3(kb, text + " on high resolution images", "model_name=Qwen2-VL-7B")
+
+
+def test_memory_growing_while_loading_is_not_a_leak_of_training_steps(kb):
+    leaks = {"loss-kept-with-graph", "outputs-kept-on-gpu", "trl-activation-offloading-leak"}
+    # XVERSE-13B#10's situation: host memory climbs while the model loads
+    loading = _top3(kb, "加载模型时内存会一直增加到50g左右，之后才开始加载到显存", lang="zh")
+    assert not leaks & set(loading)
+    training = _top3(kb, "training loop: GPU memory keeps growing every step until CUDA out of memory at step 3000")
+    assert leaks & set(training)
