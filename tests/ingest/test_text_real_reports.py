@@ -130,6 +130,7 @@ def test_loading_in_the_words_real_reports_use(said: str) -> None:
         ("model_engine, optimizer, _, _ = deepspeed.initialize(model=model)\nOOM in loss.backward()", "backward"),
         ("加载模型后推理时OOM", "generation"),
         ("OOM on load balancing", None),
+        ("the OOM depends on loading the whole dataset into memory", None),
     ],
 )
 def test_loading_words_that_are_not_the_failing_load(said: str, phase: str | None) -> None:

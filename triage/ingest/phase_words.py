@@ -125,7 +125,8 @@ _PHASES = (
         # 发生OOM" (not the call itself in a pasted script: "deepspeed.initialize(model=...)"); "OOM upon loading of model
         # weights", "On model load the GPU ..."
         r"(?<![a-z0-9_.])deepspeed\.initiali[sz]e(?![a-z_])(?!\s*\()|"
-        r"\b(?:upon|on)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b(?!\s*-?balanc)|"
+        r"\b(?:upon|on)\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b(?!\s*-?balanc)"
+        r"(?!\s+(?:\w+\s+){0,4}?(?:datasets?|data|corpus|files?|images?|videos?)\b)|"
         # what loading alone left in use: "只加载模型后显存占用28G", "实际加载模型后，占用内存将近60多G" (after loading, a failure
         # elsewhere is another phase: "加载模型后推理时OOM")
         r"加载(?:完)?(?:模型)?(?:之?后|完成?后)\s*[，,]?\s*(?:的)?(?:显存|内存)?\s*(?:占用|就占|占了|用了|就用了|已经占)|"
