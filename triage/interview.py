@@ -27,7 +27,7 @@ from typing import Literal
 
 from triage.engine.diagnose import Diagnosis, Session
 from triage.engine.questions import Question, QuestionPlanner, candidate_values, pending_veto, should_stop
-from triage.engine.scoring import Scorer
+from triage.engine.scoring import Scorer, probabilities
 from triage.facts import FALSE_WORDS, TRUE_WORDS, Fact, FactError, FactSet, Source, Value, coerce
 from triage.ingest.errors import IngestError
 from triage.kb.loader import KnowledgeBase
@@ -297,7 +297,9 @@ class Interview:
 
     @staticmethod
     def distribution(diagnosis: Diagnosis) -> dict[str, float]:
-        return {rc.id: rc.probability for rc in diagnosis.causes if not rc.scored.excluded}
+        """The engine's own distribution, which the question planner and the stop rule reason on (the shown
+        probabilities are calibrated for the user: :mod:`triage.engine.calibration`)."""
+        return probabilities(rc.scored for rc in diagnosis.causes)
 
     @property
     def diagnosis(self) -> Diagnosis:

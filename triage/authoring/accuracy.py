@@ -32,6 +32,8 @@ class Outcome:
     indicated: bool
     """False when no evidence pointed at any cause."""
     out_of_scope_said: bool = False
+    shown: float = 0.0
+    """The probability shown for the top cause (0 when nothing was indicated)."""
 
     def rank(self, with_secondary: bool = False) -> int | None:
         """1-based rank of the first hit, None when no listed cause matches (or nothing was indicated)."""
@@ -63,9 +65,11 @@ def diagnose_record(kb: KnowledgeBase, record: Record, index: Index | None = Non
     text = f"{record.title}\n{record.report}" if with_title else record.report
     session = api.build_session(kb, symptoms=[text], lang=record.lang)
     diagnosis = api.analyse(kb, session, index=index, exclude=[record.url]).diagnosis
-    ranked = tuple((rc.id, rc.scored.cause.category.value) for rc in diagnosis.causes if not rc.scored.excluded)
+    live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
+    ranked = tuple((rc.id, rc.scored.cause.category.value) for rc in live)
     state = evidence_state(diagnosis)
-    return Outcome(record, ranked[:10], state == "indicated", state == "out_of_scope")
+    shown = live[0].probability if live and state == "indicated" else 0.0
+    return Outcome(record, ranked[:10], state == "indicated", state == "out_of_scope", shown)
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,55 @@ def report(title: str, outcomes: Sequence[Outcome]) -> list[str]:
     return [*out, ""]
 
 
+#: Bins of the shown probability of the top cause, for the calibration table.
+BINS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How often the top cause was right, against the probability shown for it."""
+
+    rows: tuple[tuple[str, int, float, float], ...]
+    """(bin, reports, mean shown, top-1 rate) of the reports with evidence."""
+    error: float
+    """Expected calibration error: the report-weighted mean of |shown - right| over the bins."""
+
+
+def calibration(outcomes: Sequence[Outcome]) -> Calibration:
+    """The shown probability of the top cause against how often it was the right kind of cause (in scope, with
+    evidence: a report with none shows no probability)."""
+    said = [o for o in outcomes if o.record.scope == "in" and o.indicated]
+    rows = []
+    gap = 0.0
+    for lo, hi in BINS:
+        group = [o for o in said if lo <= o.shown < hi]
+        if not group:
+            continue
+        mean = statistics.fmean(o.shown for o in group)
+        right = statistics.fmean(1.0 if o.hit(1) else 0.0 for o in group)
+        rows.append((f"{lo:.0%}-{min(hi, 1.0):.0%}", len(group), mean, right))
+        gap += len(group) * abs(mean - right)
+    return Calibration(tuple(rows), round(gap / len(said), 3) if said else 0.0)
+
+
+def calibration_table(outcomes: dict[str, list[Outcome]]) -> list[str]:
+    """A markdown section: is the probability shown for the top cause as often right as it says?"""
+    out = [
+        "## Calibration",
+        "",
+        "The probability shown for the top cause against how often it was the right kind of cause, for the reports",
+        "where some evidence pointed at a cause (`triage.engine.calibration`: fitted on the development split only).",
+        "",
+        "| split | shown | n | mean shown | right |",
+        "|---|---|---|---|---|",
+    ]
+    for split, name in (("heldout", "held-out"), ("dev", "development")):
+        cal = calibration(outcomes[split])
+        out += [f"| {name} | {b} | {n} | {mean:.2f} | {right:.2f} |" for b, n, mean, right in cal.rows]
+        out.append(f"| {name} | expected calibration error | | {cal.error:.3f} | |")
+    return [*out, ""]
+
+
 def misses(outcomes: list[Outcome]) -> list[str]:
     out = ["## Misses (development split)", ""]
     for o in outcomes:
@@ -191,6 +244,7 @@ def render(outcomes: dict[str, list[Outcome]], body_only: dict[str, list[Outcome
     return [
         *head,
         *report("Held-out split (never read while changing rules)", outcomes["heldout"]),
+        *calibration_table(outcomes),
         *tail,
         *report("Development split", outcomes["dev"]),
         *misses(outcomes["dev"]),

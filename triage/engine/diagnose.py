@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from triage.engine.calibration import calibrated
 from triage.engine.conditions import evaluate, version_in
 from triage.engine.questions import Question, QuestionPlanner, should_stop
 from triage.engine.scoring import Scored, Scorer, probabilities, remedy_fixes, version_fact
@@ -50,6 +51,7 @@ class RankedCause:
 
     scored: Scored
     probability: float
+    """What the user is shown: calibrated on real reports (:mod:`triage.engine.calibration`), in the engine's order."""
 
     @property
     def id(self) -> str:
@@ -240,7 +242,8 @@ def diagnose(
     scorer = scorer or Scorer(kb.causes, session.text, kb.anchors, fixes=remedy_fixes(kb.causes, kb.remedies))
     scored = scorer.score(session.facts, derived_weight)
     dist = probabilities(scored)
-    causes = [RankedCause(s, dist.get(s.cause.id, 0.0)) for s in scored]
+    shown = calibrated(dist)
+    causes = [RankedCause(s, shown.get(s.cause.id, 0.0)) for s in scored]
     questions = QuestionPlanner(scorer, kb.facts).rank(session.facts, scored, dist)
     return Diagnosis(
         session=session,

@@ -49,6 +49,8 @@ class CauseOut(Model):
     summary: str
     score: Number
     probability: Number
+    """Shown to the user: the first cause's is calibrated on real reports (triage.engine.calibration), the others
+    share the rest in the engine's proportions."""
     fired: bool
     excluded: bool
     evidence: list[EvidenceOut]
