@@ -35,7 +35,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: Thirteenth session (2026-12-04), no new records, the similar reports' evidence from a word model over all of
 #: them instead of the ten nearest, given once per category to its best cause: held-out 0.393 / 0.558, development
 #: 0.467 / 0.659 (body-only 0.339 / 0.503 and 0.415 / 0.585); development floors raised (0.43 -> 0.45, 0.62 -> 0.63).
-#: Fourteenth session (2026-12-05), no new records, rules narrowed to their mechanism and three loading phrasings:
+#: Fourteenth session (2026-12-04), no new records, rules narrowed to their mechanism and three loading phrasings:
 #: held-out 0.386 / 0.562, development 0.471 / 0.667 (body-only 0.33 / 0.50 and 0.41 / 0.59); floors unchanged.
 FLOORS = {
     ("heldout", "top3"): 0.53,
