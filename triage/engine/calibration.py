@@ -8,8 +8,9 @@ says: the expected calibration error of the top answer (five bins) falls from 0.
 from 0.19 to 0.04 on the held-out split, which the fit never saw (``docs/accuracy.md`` keeps the table). The other
 causes keep their proportions and share what is left, so the order never changes.
 
-Only what is shown changes: the question planner and the interview's stop rule reason on the engine's own
-distribution (:func:`triage.engine.scoring.probabilities`).
+The calibrated figures are what the user is shown and what the remedies are weighted by (a remedy of the first
+cause counts as much as that cause is likely); the question planner and the interview's stop rule reason on the
+engine's own distribution (:func:`triage.engine.scoring.probabilities`), so the interview asks what it asked.
 """
 
 from __future__ import annotations
