@@ -45,11 +45,16 @@ def test_an_old_torch_alone_does_not_blame_the_sdpa_default(kb):
 
 
 def test_old_transformers_counts_for_llama_attention_only(kb):
-    version = "transformers < 4.36 with a Llama or Mistral model: that code had no built-in SDPA"
+    version = "a transformers release whose Llama (before 4.36) or Mistral (before 4.37) code had no built-in SDPA"
     chatglm = _labels(kb, "eager-attention-long-sequence", OOM, "transformers_version=4.30.2", "model_name=chatglm2-6b")
     llama = _labels(kb, "eager-attention-long-sequence", OOM, "transformers_version=4.30.2", "model_name=llama2-7b")
+    mistral = _labels(kb, "eager-attention-long-sequence", OOM, "transformers_version=4.36.2", "model_name=Mistral-7B")
+    llama_436 = _labels(kb, "eager-attention-long-sequence", OOM, "transformers_version=4.36.2", "model_name=llama2-7b")
     assert version not in chatglm
     assert version in llama
+    # Mistral's code gained SDPA one release after Llama's
+    assert version in mistral
+    assert version not in llama_436
 
 
 def test_several_processes_loading_a_model_is_not_an_unsharded_quantized_load(kb):
