@@ -568,3 +568,86 @@ def test_a_reply_that_tells_nothing_keeps_the_question() -> None:
     assert asked is not None
     iv.tell("hmm, let me think")
     assert iv.question is not None and iv.question.fact == asked.fact
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "value"),
+    [
+        # what a user types to "How is the run distributed?" when the split is device_map's
+        ("distributed", "device_map", "model_parallel"),
+        ("distributed", "device_map='auto' over 2 cards", "model_parallel"),
+        ("distributed", "模型并行", "model_parallel"),
+        ("distributed", "torchrun", "ddp"),
+        ("distributed", "单卡", "none"),
+        ("memory_growth", "it keeps increasing", "growing"),
+        ("memory_growth", "显存一直涨", "growing"),
+        ("memory_growth", "it does not grow", "steady"),
+        ("memory_growth", "sudden jump", "spike"),
+        ("torch_dtype", "torch.bfloat16", "bf16"),
+        ("torch_dtype", "half", "fp16"),
+        ("mixed_precision", "fp32", "no"),
+        ("attn_implementation", "flash-attn 2.5.8", "flash_attention_2"),
+        ("phase", "during inference", "generation"),
+        ("phase", "训练", "training"),
+        ("trained_before_oom", "right away", False),
+        ("trained_before_oom", "after a while", True),
+        ("offload", "cpu", True),
+        ("finetune_method", "全参数微调", "full"),
+    ],
+)
+def test_a_value_said_in_other_words_answers_the_question(fact, said, value):
+    from triage.interview import read_answer
+
+    kb = load_checked()
+    assert read_answer(kb, kb.facts[fact], said)[0] == value
+
+
+@pytest.mark.parametrize(
+    ("fact", "said"),
+    [
+        ("distributed", "no device_map"),  # a negation left: not an answer
+        ("distributed", "torchrun with device_map"),  # two values' words: not an answer
+        ("memory_growth", "no leak that I know of"),
+        ("memory_growth", "没有泄漏"),
+    ],
+)
+def test_other_words_negated_or_for_two_values_do_not_answer(fact, said):
+    from triage.interview import read_answer
+
+    kb = load_checked()
+    assert read_answer(kb, kb.facts[fact], said)[0] is None
+
+
+def test_answer_words_must_name_values_and_stand_for_one_value_only():
+    from pydantic import ValidationError
+
+    from triage.kb.models import FactSpec
+
+    base = {"kind": "fact", "id": "distributed", "type": "enum", "values": ["none", "ddp"],
+            "question": {"en": "q", "zh": "q"}, "help": {"en": "h", "zh": "h"}}  # fmt: skip
+    assert FactSpec.model_validate({**base, "answers": {"ddp": ["torchrun"]}}).answers == {"ddp": ["torchrun"]}
+    with pytest.raises(ValidationError, match="not a value"):
+        FactSpec.model_validate({**base, "answers": {"fsdp": ["fully sharded"]}})
+    with pytest.raises(ValidationError, match="stands for both"):
+        FactSpec.model_validate({**base, "answers": {"ddp": ["Torchrun"], "none": ["torchrun"]}})
+    with pytest.raises(ValidationError, match="only enum and yes/no"):
+        FactSpec.model_validate({**base, "type": "int", "values": None, "answers": {"1": ["one"]}})
+
+
+def test_device_map_typed_to_the_distribution_question_is_taken_and_not_asked_again() -> None:
+    from triage import api
+
+    kb = api.knowledge()
+    text = "OOM on several GPUs, the first one is full and the others almost empty"
+    iv = Interview(kb, start=read_inputs(kb, symptoms=[text]))
+    for _ in range(8):
+        question = iv.question
+        assert question is not None
+        if question.fact == "distributed":
+            break
+        iv.dont_know()
+    else:
+        pytest.fail("the interview never asked how the run is distributed")
+    turn = iv.tell("device_map='auto'")
+    assert turn.kind == "answer" and iv.facts.value("distributed") == "model_parallel"
+    assert iv.question is None or iv.question.fact != "distributed"

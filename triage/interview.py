@@ -21,6 +21,7 @@ readers in :mod:`triage.ingest`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -125,11 +126,59 @@ def interpret(spec: FactSpec, text: str) -> Value | None:
             return False
         if first in TRUE_WORDS or low.startswith(_YES_PREFIXES):
             return True
-        return None
+        word = answer_word(spec, low)
+        return None if word is None else word == "true"
     if spec.type is FactType.enum:
+        word = answer_word(spec, low, whole=True)
+        if word is not None:
+            return word
         hits = [v for v in spec.values or [] if v.lower().startswith(low) or low.startswith(v.lower())]
-        return hits[0] if len(hits) == 1 else None
+        return hits[0] if len(hits) == 1 else answer_word(spec, low)
     return None
+
+
+_QUOTES = str.maketrans({q: " " for q in "\"'`“”‘’"})
+#: A negation left in a reply once the fact's own words are taken out: "no device_map", "没有用 deepspeed".
+_NEGATED = re.compile(r"(?<![a-z])(?:no|not|never|without|none)(?![a-z])|n't|没|不|未|无|非")
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().translate(_QUOTES).split())
+
+
+def _word_at(word: str) -> re.Pattern[str]:
+    """``word`` as a whole word where it starts or ends with a letter or digit (CJK has no word boundaries)."""
+    head = r"(?<![a-z0-9_])" if word[:1].isascii() and word[:1].isalnum() else ""
+    tail = r"(?![a-z0-9_])" if word[-1:].isascii() and word[-1:].isalnum() else ""
+    return re.compile(head + re.escape(word) + tail)
+
+
+def answer_word(spec: FactSpec, text: str, whole: bool = False) -> str | None:
+    """The value whose other words (the fact's ``answers``) the reply is, or contains.
+
+    ``whole``: only a reply that is one of the words. Otherwise a reply that contains the words of exactly
+    one value, with no negation left once they are taken out ("device_map='auto' over 2 cards" is
+    ``model_parallel``; "no device_map" is nothing).
+    """
+    if not spec.answers:
+        return None
+    said = _plain(text)
+    for value, words in spec.answers.items():
+        if said in {_plain(w) for w in words}:
+            return value
+    if whole:
+        return None
+    hits: set[str] = set()
+    rest = said
+    for value, words in spec.answers.items():
+        for word in words:
+            pattern = _word_at(_plain(word))
+            if pattern.search(said):
+                hits.add(value)
+                rest = pattern.sub(" ", rest)
+    if len(hits) != 1 or _NEGATED.search(rest):
+        return None
+    return hits.pop()
 
 
 def read_answer(kb: KnowledgeBase, spec: FactSpec, text: str) -> tuple[Value | None, Inputs]:

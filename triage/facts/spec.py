@@ -87,6 +87,11 @@ class FactSpec(Strict):
     """The largest value a real run can have; larger ones are refused where they enter (a typo, or hostile input)."""
     default: FactDefault | None = None
     """The value the estimator takes when the user did not say (the library's own default)."""
+    answers: dict[str, list[str]] | None = None
+    """For enum and yes/no facts: other words a user types for a value, in either language ("device_map" for
+    ``model_parallel``, "float16" for ``fp16``, "一直涨" for ``growing``), keyed by the value (``"true"`` /
+    ``"false"`` for yes/no). The interview takes a reply as that value when it is one of these words, or contains
+    exactly one value's words and no negation (:func:`triage.interview.interpret`)."""
 
     @model_validator(mode="after")
     def _coarse_values_are_values(self) -> FactSpec:
@@ -94,6 +99,28 @@ class FactSpec(Strict):
         for coarse, finer in (self.implies or {}).items():
             if coarse not in allowed or not set(finer) <= allowed or coarse in finer:
                 raise ValueError(f"implies: {coarse!r} and what it stands for must be other values of {self.id}")
+        return self
+
+    @model_validator(mode="after")
+    def _answers_name_values(self) -> FactSpec:
+        if not self.answers:
+            return self
+        if self.type is FactType.bool:
+            allowed = {"true", "false"}
+        elif self.type is FactType.enum:
+            allowed = set(self.values or [])
+        else:
+            raise ValueError(f"answers: only enum and yes/no facts take other words for their values ({self.id})")
+        seen: dict[str, str] = {}
+        for value, words in self.answers.items():
+            if value not in allowed:
+                raise ValueError(f"answers: {value!r} is not a value of {self.id} ({', '.join(sorted(allowed))})")
+            for word in words:
+                key = word.strip().lower()
+                if not key:
+                    raise ValueError(f"answers: an empty word for {self.id}={value}")
+                if seen.setdefault(key, value) != value:
+                    raise ValueError(f"answers: {word!r} stands for both {seen[key]} and {value} in {self.id}")
         return self
 
 
