@@ -1002,7 +1002,19 @@ def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
     if raw is None or (m.group("n5") and int(m.group("m5")) not in _GPU_MEMORY_SIZES):
         return []  # "80G*8 VRAM" is eight cards of a card's size; "100G*3" is not
     count = _count(raw)
+    if count == 1 and _PLACED_ON_ONE.search(m.string[max(0, m.start() - 40) : m.start()]):
+        return []  # where the model went, not the machine: "loads the model directly into one GPU", "uses only one gpu"
     return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
+
+
+#: Words before "one GPU" that say where the model or the work went, not how many cards there are.
+_PLACED_ON_ONE = re.compile(
+    r"(?:\b(?:into|onto)|\b(?:load(?:s|ed|ing)?|put(?:s|ting)?|plac(?:es|ed|ing)|mov(?:es|ed|ing))\b[^.,;\n]{0,30}\bto|"
+    r"\b(?:uses?|using|used)\s+(?:only|just)|\butili[sz](?:es|ed|ing|e)(?:\s+(?:only|just))?|"
+    r"\b(?:only|just)\s+(?:uses|using|used|utili[sz]\w*)"
+    r"|只(?:用|使用|占用|调用|加载到|放到|跑在)了?)\s*$",
+    _I,
+)
 
 
 def _near(text: str, start: int, end: int, pattern: re.Pattern[str], before: int = 24, after: int = 16) -> bool:

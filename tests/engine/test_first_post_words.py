@@ -1,0 +1,106 @@
+"""Words of real first posts that decide the first cause, as an expert reading the post would.
+
+Each case is a development-split report on which an expert reading only the title and first post named the
+resolved kind of cause first while triage did not have it in its first three (the session of 5 December 2026
+had 480 development first posts read that way; ``corpus/README.md``). The quotes are the reports' own words,
+checked to come from the development split; the held-out split is never read here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from triage import api
+from triage.corpus import load_corpus
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return api.knowledge()
+
+
+def _first(kb, text: str, lang: str = "en") -> str:
+    session = api.build_session(kb, symptoms=[text], lang=lang)
+    diagnosis = api.analyse(kb, session).diagnosis
+    return next(rc.id for rc in diagnosis.causes if not rc.scored.excluded)
+
+
+CASES = [
+    # lm-evaluation-harness: a 65B model on several cards, all of it placed on the first
+    (
+        "How to evaluate a large model like llama-65B?\nHowever, it loads the llama 65B model directly into one GPU "
+        "and return CUDA OOM.",
+        "model-not-split-across-gpus",
+    ),
+    # nnsight: memory grew after an upgrade named by its two versions, and went away on the older one
+    (
+        "I recently attempted to upgrade from nnsight v0.3.7 to v0.4.5.\nWhen I made this seemingly simple change, I "
+        "observed that my processing led to increasing memory usage",
+        "upgrade-regression",
+    ),
+    # a notebook whose memory is not given back between cells
+    ("cuda out of memory\nVRAM doesn't clear even when I run cell [7].", "notebook-kernel-holds-model"),
+    # a chat demo whose memory grows with the rounds of questions: the history is the sequence
+    (
+        "你好，我在 XVERSE-7B-chat WebDemo 部署的模块中运行chatBot.py文件连续体验十几轮问答后，就开始报存显存溢出了",
+        "generation-kv-cache",
+    ),
+    # a video through a vision-language model's cookbook
+    (
+        "8*V100 32G CUDA out of memory running 7B model with official video understanding cookbook",
+        "vlm-image-tokens-uncapped",
+    ),
+]
+
+
+@pytest.mark.parametrize(("said", "cause"), CASES)
+def test_the_words_of_the_post_put_the_resolved_cause_first(kb, said: str, cause: str) -> None:
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in said) else "en"
+    assert _first(kb, said, lang) == cause
+
+
+@pytest.mark.parametrize(
+    ("said", "cause"),
+    [
+        # the same words without the mechanism: the one card is the machine's only card; an upgrade named with no
+        # memory trouble after it; a chat with no rounds that grow
+        ("I have one GPU and loading the llama 65B model runs out of CUDA memory", "model-not-split-across-gpus"),
+        ("CUDA out of memory in training. I upgraded from transformers 4.30 to 4.36 for the new tokenizer.",
+         "upgrade-regression"),
+    ],
+)  # fmt: skip
+def test_look_alikes_do_not(kb, said: str, cause: str) -> None:
+    assert _first(kb, said) != cause
+
+
+def test_the_quotes_come_from_the_development_split() -> None:
+    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    for said, _ in CASES:
+        for line in said.split("\n"):
+            if line.strip():
+                assert line.strip() in dev, line
+
+
+READINGS = [
+    # the rounds of a chat are generation
+    ("你好，我在 XVERSE-7B-chat WebDemo 部署的模块中运行chatBot.py文件连续体验十几轮问答后，就开始报存显存溢出了", "phase", "generation"),
+    ("此外我发现随着是问答轮数的增加，显存也是在逐渐增加的", "phase", "generation"),
+    # "one GPU" that says where the model went is not the machine's count of cards
+    ("However, it loads the llama 65B model directly into one GPU and return CUDA OOM.", "gpu_count", None),
+    ("but It run OOM, and use only one gpu", "gpu_count", None),
+]
+
+
+@pytest.mark.parametrize(("said", "name", "value"), READINGS)
+def test_what_the_reader_takes_from_these_words(said: str, name: str, value: object) -> None:
+    from triage.ingest.text import read_text
+
+    assert {f.name: f.raw for f in read_text(said)}.get(name) == value
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+@pytest.mark.parametrize("said", ["I only have one GPU", "I use one GPU (4090)", "on a single GPU", "单卡训练"])
+def test_one_card_said_as_the_machine_is_still_one_card(said: str) -> None:
+    from triage.ingest.text import read_text
+
+    assert {f.name: f.raw for f in read_text(said)}.get("gpu_count") == 1
