@@ -83,7 +83,7 @@ def test_the_quotes_come_from_the_development_split() -> None:
 
 READINGS = [
     # the rounds of a chat are generation
-    ("你好，我在 XVERSE-7B-chat WebDemo 部署的模块中运行chatBot.py文件连续体验十几轮问答后，就开始报存显存溢出了", "phase", "generation"),
+    ("WebDemo 部署的模块中运行chatBot.py文件连续体验十几轮问答后，就开始报存显存溢出了", "phase", "generation"),
     ("此外我发现随着是问答轮数的增加，显存也是在逐渐增加的", "phase", "generation"),
     # "one GPU" that says where the model went is not the machine's count of cards
     ("However, it loads the llama 65B model directly into one GPU and return CUDA OOM.", "gpu_count", None),
