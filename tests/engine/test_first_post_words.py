@@ -50,6 +50,31 @@ CASES = [
         "8*V100 32G CUDA out of memory running 7B model with official video understanding cookbook",
         "vlm-image-tokens-uncapped",
     ),
+    # the stage that failed is DPO, though SFT is named first
+    (
+        "PT+SFT+DPO显存问题\n按顺序走PT+SFT+DPO微调链路，发现显存占用越来越高，比如在做PT和SFT时，单卡显存能够支持运行，"
+        "而在做DPO时，显存oom，请问这是什么原因",
+        "dpo-reference-model-copy",
+    ),
+    # a second model loaded into the same process
+    (
+        "Using 2 (large) HF models runs out of GPU ram even when 1 doesn't\nthis will oom during the second model, "
+        "even though 1 model is just fine. Probably not freeing resources?",
+        "app-keeps-extra-model-copies",
+    ),
+    # test workers started in parallel on one card
+    (
+        "1. pytest-xdist with `-n auto` spawns multiple worker processes that all compete for GPU memory",
+        "other-process-holds-gpu",
+    ),
+    # the report blames a release
+    ("The OOM problem caused by the Transformers version", "upgrade-regression"),
+    # an evaluation script that moves a 34B model to the first card
+    (
+        "Large 34B model OOM in evaluation\nThis line allocates the whole model onto GPU:0 again, should have used "
+        '`device_map="auto"` when loading.',
+        "model-not-split-across-gpus",
+    ),
 ]
 
 
@@ -88,6 +113,15 @@ READINGS = [
     # "one GPU" that says where the model went is not the machine's count of cards
     ("However, it loads the llama 65B model directly into one GPU and return CUDA OOM.", "gpu_count", None),
     ("but It run OOM, and use only one gpu", "gpu_count", None),
+    # what made it work, said by adding the setting the pasted code already shows, or by a Megatron-style key
+    (
+        '`model = AutoModelForCausalLM.from_pretrained(\n        "./model/ZhipuAI/glm-4-9b-chat",\n        '
+        "torch_dtype=torch.float16,\n        trust_remote_code=True,\n        load_in_8bit=True,\n    )`\n"
+        "我增加load_in_8bit就可以正常跑",
+        "resolved_by",
+        "quantization",
+    ),
+    ("Worked when reduce train_micro_batch_size to 1", "resolved_by", "batch_size"),
 ]
 
 
@@ -97,6 +131,17 @@ def test_what_the_reader_takes_from_these_words(said: str, name: str, value: obj
 
     assert {f.name: f.raw for f in read_text(said)}.get(name) == value
     assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+def test_the_pasted_code_of_the_run_that_worked_is_not_the_failing_runs_setting() -> None:
+    from triage.ingest.text import read_text
+
+    said = "model = AutoModel.from_pretrained(path, load_in_8bit=True)\n我增加load_in_8bit就可以正常跑"
+    took = {f.name: f.raw for f in read_text(said)}
+    assert took.get("resolved_by") == "quantization" and "quantization" not in took
+    # the same code with a failure after it is the failing run's own setting
+    took = {f.name: f.raw for f in read_text("model = AutoModel.from_pretrained(path, load_in_8bit=True)\nstill OOM")}
+    assert took.get("quantization") == "8bit"
 
 
 @pytest.mark.parametrize("said", ["I only have one GPU", "I use one GPU (4090)", "on a single GPU", "单卡训练"])

@@ -428,6 +428,7 @@ RULES: dict[str, Rule] = {
     "per_gpu_train_batch_size": to_int("batch_size"),
     "train_micro_batch_size_per_gpu": to_int("batch_size"),
     "micro_batch_size": to_int("batch_size"),
+    "train_micro_batch_size": to_int("batch_size"),  # Megatron / NeMo
     "batch_size": to_int("batch_size"),
     "device_train_microbatch_size": to_int("batch_size"),  # llm-foundry
     "gradient_accumulation_steps": to_int("grad_accum"),

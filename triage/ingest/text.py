@@ -44,7 +44,7 @@ INLINE_KEYS = (
     "micro_batch_size", "eval_accumulation_steps", "quantization_bit", "finetuning_type", "attn_implementation",
     "flash_attn", "packing", "sample_packing", "group_by_length", "torch_dtype", "load_in_4bit", "load_in_8bit",
     "bf16", "fp16", "use_cache", "deepspeed", "eval_strategy", "evaluation_strategy", "do_eval", "padding",
-    "target_modules", "lora_target_modules", "modules_to_save", "train_micro_batch_size_per_gpu",
+    "target_modules", "lora_target_modules", "modules_to_save", "train_micro_batch_size_per_gpu", "train_micro_batch_size",
     "per_gpu_train_batch_size", "max_source_length", "seq_length", "max_completion_length", "stage",
     "device_train_microbatch_size", "sft_type", "train_type",
 )  # fmt: skip
@@ -1113,6 +1113,9 @@ def _setting_named(key: str) -> str:
     return "max_length"  # every other name the phrases match is a length: max_length, cutoff_len, 序列长度, 长度
 
 
+#: Words right before a setting that say the fix added it: "我增加load_in_8bit就可以正常跑", "I added use_cache=False".
+_ADDED = re.compile(r"(?:增加|加上|加了|添加|\badd(?:ed|ing)?|\bpass(?:ed|ing)?)\s*(?:了)?\s*(?:the\s+)?[`'\"]?$", _I)
+
 _FROM_TO = re.compile(
     r"(?<![\w-])(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|batch[ _-]?size|\bbs\b|批大小|"
     r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
@@ -1210,6 +1213,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
     fixed: dict[str, object] = {}
+    added: set[str] = set()  # fixes said as adding the setting ("我增加load_in_8bit就可以正常跑")
+    failing_stage: dict[object, tuple[int, str]] = {}  # trainers named right before a failure ("做DPO时，显存oom")
     """Settings the text says made the run work ("bs 2 it runs"): evidence of the cause, not facts of the run."""
     fix_line: int | None = None
     same: set[str] = set()
@@ -1369,6 +1374,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = extract(m)
                 except (ValueError, KeyError, IndexError):
                     pairs = []
+                if extract is _trainer and pairs and FAILED.search(line, m.end(), m.end() + 24):
+                    failing_stage.setdefault(pairs[0][1], (number, m.group(0)))
                 if pairs and hypothetical(line, m.start(), m.end()):
                     pairs = [(name, value) for name, value in pairs if name not in _SETTINGS]
                 # what happened to the run ("还是爆显存") is never what fixed it
@@ -1383,6 +1390,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 ):
                     fixed.update(pairs)
                     fix_line = fix_line or number
+                    if _ADDED.search(line[max(0, m.start() - 24) : m.start()]):
+                        added.update(name for name, _ in pairs)
                 elif pairs:
                     implied = out.get("gpu_memory_bytes")
                     if (
@@ -1400,6 +1409,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     out["trainer_type"] = Found(
                         "trainer_type", _TRAINERS[named.group(0).lower()], number, excerpt(named.group(0)), None
                     )
+    if len(failing_stage) == 1 and "trainer_type" in out and out["trainer_type"].raw not in failing_stage:
+        # "做PT和SFT时，单卡显存能够支持运行，而在做DPO时，显存oom": the stage that failed, not the first one named
+        stage, (at, said) = next(iter(failing_stage.items()))
+        out["trainer_type"] = Found(
+            "trainer_type", stage, at, excerpt(said), "the stage named where it ran out of memory"
+        )
     if multi_card and "gpu_count" in out and _one_card(out["gpu_count"]):
         del out["gpu_count"]  # "单卡训练正常，多卡出现了OOM": several cards, how many not said
     if "distributed" not in out and ddp is not None:
@@ -1432,6 +1447,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         put([("gpu_count", 1)], *cards_named[0], "one card named (an article or 'my' before it)")
     _per_card(out)
     fixed.pop("resolved_by", None)
+    for name in sorted(added & fixed.keys()):
+        run = out.get(name)
+        if run is not None and str(run.raw) == str(fixed[name]) and name not in same:
+            del out[name]  # the code shown is the version that worked, with the setting added
     # a setting the failing run already had is not what changed ("zero3 OOMs, zero3 with offload runs")
     for name in sorted(same & fixed.keys() - out.keys()):
         # "bs 8 on one GPU is fine, on 2 GPUs at the same batch_size it OOMs": the failing run has it too
