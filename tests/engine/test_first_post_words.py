@@ -149,3 +149,56 @@ def test_one_card_said_as_the_machine_is_still_one_card(said: str) -> None:
     from triage.ingest.text import read_text
 
     assert {f.name: f.raw for f in read_text(said)}.get("gpu_count") == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "device_map", "distributed"),
+    [
+        # one process whose device map spreads the layers: naive model parallelism
+        (
+            "try to load qwen-72 with AutoModelForCausalLM.from_pretrained() and different type of "
+            "device_map(auto,balanced,balanced_low_0) it also has oom Problem with 8*3090",
+            "auto",
+            "model_parallel",
+        ),
+        # one card: a device map places nothing across cards
+        ("QLoRA with device_map='auto' on my 4090", "auto", None),
+        # a launcher starts several processes: the device map is not how the run is spread
+        ("accelerate launch --num_processes 2 sft.py with device_map='auto' on 2 GPUs", "auto", None),
+        ("I don't use device_map='auto' on 2 GPUs", None, None),
+    ],
+)
+def test_a_device_map_is_read_and_over_several_cards_in_one_process_is_model_parallel(
+    said: str, device_map: str | None, distributed: str | None
+) -> None:
+    from triage.ingest.text import read_text
+
+    took = {f.name: f.raw for f in read_text(said)}
+    assert took.get("device_map") == device_map
+    assert took.get("distributed") == distributed
+
+
+def test_a_device_map_alone_is_not_evidence_of_one_under_ddp(kb) -> None:
+    """Most single-GPU QLoRA scripts pass device_map="auto"; the mechanism needs several processes too."""
+    session = api.build_session(kb, symptoms=["CUDA out of memory. model loaded with device_map='auto', 4bit"])
+    top3 = [rc.id for rc in api.analyse(kb, session).diagnosis.causes if not rc.scored.excluded][:3]
+    assert "device-map-auto-under-ddp" not in top3
+    session = api.build_session(
+        kb, symptoms=["CUDA out of memory. torchrun --nproc_per_node 2 train.py, model loaded with device_map='auto'"]
+    )
+    top3 = [rc.id for rc in api.analyse(kb, session).diagnosis.causes if not rc.scored.excluded][:3]
+    assert "device-map-auto-under-ddp" in top3
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "在多卡8张推理qwen72b的时候，输入一个长文本，会发现0卡的显存突然飙升，其他卡不动。",
+        "然后给他放到两张8g的卡上跑推理，0卡的显存占用是2g多，1卡的显存占用是7.8g，输入你好，模型可以正常回答",
+    ],
+)
+def test_one_card_full_while_the_others_are_not_in_chinese(kb, said: str) -> None:
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    session = api.build_session(kb, symptoms=[said], lang="zh")
+    ranked = next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == "naive-model-parallel-imbalance")
+    assert any(i.kind == "signal" and i.weight >= 2.5 for i in ranked.scored.items)

@@ -952,6 +952,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bnaive\s+(?:pipeline|model)\s+parallel(?:ism)?\b|\bmodel[ _]parallel(?:ism)?\s+(?:with|via|using)\s+device_map\b",
         _unless_negated(_simple("distributed", "model_parallel")),
     ),
+    # the device map said in code or prose: "device_map='auto'", "different type of device_map(auto,balanced,balanced_low_0)"
+    (
+        r"\bdevice_map\s*(?:=|:|\(|\s+to\s+|\s+is\s+)\s*[\"'`]?(?P<dm>auto|balanced_low_0|balanced|sequential)\b",
+        _unless_negated(lambda m: [("device_map", m.group("dm").lower())]),
+    ),
     # LoRA said by its flags or a script's name: "--lora_rank 4", "baichuan_lora_tuning.py", "..._finetune_lora.sh"
     (
         r"(?<![\w-])--?lora_(?:rank|r|alpha|target|dropout)\b|(?<![\w.])lora_(?:rank|alpha)\s*[:=]|"
@@ -1113,6 +1118,14 @@ def _setting_named(key: str) -> str:
     return "max_length"  # every other name the phrases match is a length: max_length, cutoff_len, 序列长度, 长度
 
 
+_SPLIT_NOTE = "a device map over several cards in one process splits the layers across them"
+#: A launcher that starts several processes: then a device map is not the only thing placing the model.
+_LAUNCHER = re.compile(
+    r"\baccelerate\s+launch\b|\btorchrun\b|torch\.distributed\.(?:launch|run)|--nproc[_-]per[_-]node|--num[_-]processes|"
+    r"\bdeepspeed\b|\bmpirun\b|\bdistributed\s+mode\b|\bDDP\b|多卡训练|分布式",
+    re.IGNORECASE,
+)
+
 #: Words right before a setting that say the fix added it: "我增加load_in_8bit就可以正常跑", "I added use_cache=False".
 _ADDED = re.compile(r"(?:增加|加上|加了|添加|\badd(?:ed|ing)?|\bpass(?:ed|ing)?)\s*(?:了)?\s*(?:the\s+)?[`'\"]?$", _I)
 
@@ -1215,6 +1228,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     fixed: dict[str, object] = {}
     added: set[str] = set()  # fixes said as adding the setting ("我增加load_in_8bit就可以正常跑")
     failing_stage: dict[object, tuple[int, str]] = {}  # trainers named right before a failure ("做DPO时，显存oom")
+    launcher = False  # a multi-process launcher is named somewhere ("accelerate launch", "torchrun", "deepspeed")
     """Settings the text says made the run work ("bs 2 it runs"): evidence of the cause, not facts of the run."""
     fix_line: int | None = None
     same: set[str] = set()
@@ -1248,6 +1262,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     in_fix = False
     """Whether the lines read are under a heading that says what fixed it ("### Solution")."""
     for number, raw_line in lines:
+        launcher = launcher or _LAUNCHER.search(raw_line) is not None
         frame = _SHARDING_FRAME.search(raw_line)
         if frame is not None:
             put([("distributed", "fsdp" if "fsdp" in frame.group(0) else "deepspeed")], number, frame.group(0))
@@ -1419,6 +1434,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         del out["gpu_count"]  # "单卡训练正常，多卡出现了OOM": several cards, how many not said
     if "distributed" not in out and ddp is not None:
         put([("distributed", "ddp")], *ddp)
+    device_map, cards = out.get("device_map"), out.get("gpu_count")
+    several = cards is not None and str(cards.raw).isdigit() and int(str(cards.raw)) >= 2
+    if "distributed" not in out and not launcher and device_map and several:
+        # one process whose device map spreads the layers over the cards: naive model parallelism
+        put([("distributed", "model_parallel")], device_map.line or 1, device_map.excerpt or "", _SPLIT_NOTE)
     if (rl_context or harness) and out.get("out_of_scope") is not None and out["out_of_scope"].raw == "serving":
         # vLLM generating rollouts inside an RL trainer is training memory; as lm_eval's backend, an evaluation
         del out["out_of_scope"]
