@@ -202,3 +202,48 @@ def test_one_card_full_while_the_others_are_not_in_chinese(kb, said: str) -> Non
     session = api.build_session(kb, symptoms=[said], lang="zh")
     ranked = next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == "naive-model-parallel-imbalance")
     assert any(i.kind == "signal" and i.weight >= 2.5 for i in ranked.scored.items)
+
+
+@pytest.mark.parametrize(
+    ("said", "tokens"),
+    [
+        (
+            "after an analysis with a tokenizer I can tell that the sequence length of the inputs (the messages) "
+            "spans up to 19900 tokens",
+            19900,
+        ),
+        ("用自定义数据集（平均每条长度都在7000+），同样的配置训练，直接爆内存了", 7000),
+        ("最长的样本有12000个token", 12000),
+        # a length setting is not the data's
+        ("I set max_length to 8192 tokens", None),
+    ],
+)
+def test_how_long_the_samples_are_is_read_apart_from_the_length_setting(said: str, tokens: int | None) -> None:
+    from triage.ingest.text import read_text
+
+    assert {f.name: f.raw for f in read_text(said)}.get("max_sample_tokens") == tokens
+
+
+@pytest.mark.parametrize(
+    ("said", "cause"),
+    [
+        # the same command with another dataset: the other data's samples are longer
+        (
+            "QwenVL2.5模型训练时使用不同的数据集会导致爆显存，命令都是同样的命令，只是数据集不一样",
+            "no-truncation-long-samples",
+        ),
+        (
+            "What confuses me is that the size of the data set has influence on whether training works or fails",
+            "no-truncation-long-samples",
+        ),
+        # a vision-language model's images named by their count or size
+        ("当进行多图推理时，会爆显存（单卡，32G显存）", "vlm-image-tokens-uncapped"),
+        ("我的图片大小是640*640", "vlm-image-tokens-uncapped"),
+    ],
+)
+def test_words_about_the_data_count_for_the_length_causes(kb, said: str, cause: str) -> None:
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in said) else "en"
+    session = api.build_session(kb, symptoms=[said], lang=lang)
+    ranked = next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == cause)
+    assert any(i.kind == "signal" and i.weight >= 1.2 for i in ranked.scored.items)

@@ -163,6 +163,13 @@ def _kilo_tokens(n: float) -> int:
     return whole * 1024 if n == whole and whole & (whole - 1) == 0 else int(n * 1000)
 
 
+def _sample_tokens(m: re.Match[str]) -> list[tuple[str, object]]:
+    group = next(g for g in ("n", "z", "y") if m.group(g))
+    value, k = m.group(group), m.group({"n": "k", "z": "zk", "y": "yk"}[group])
+    number = _kilo_tokens(_num(value)) if k else _num(value)
+    return [("max_sample_tokens", int(number))] if 256 <= number <= 10_000_000 else []
+
+
 def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
     value, k = m.group("n"), m.group("k")
     number = _kilo_tokens(_num(value)) if k else _num(value)
@@ -529,6 +536,17 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _tokens,
     ),
     (r"(?<![\w.])(?P<n>\d+)(?P<k>[kK])\s*-?\s*(?:context|ctx|tokens?\b|序列|上下文|长度)", _tokens),
+    # how long the data's samples are, not a length setting: "the sequence length of the inputs ... spans up to
+    # 19900 tokens", "some samples are over 30k tokens", "平均每条长度都在7000+", "最长的样本有12000个token"
+    (
+        r"\b(?:samples?|sequences?|examples?|documents?|inputs?|texts?|conversations?|prompts?)\b[^.\n]{0,60}?"
+        r"\b(?:spans?\s+up\s+to|up\s+to|as\s+long\s+as|over|more\s+than|exceed(?:s|ing)?|reach(?:es|ing)?)\s+"
+        r"(?P<n>\d[\d,]*)(?P<k>\s?[kK]\b)?\s*tokens\b|"
+        r"(?:平均|最长|最大)的?(?:每条|单条|一条)?(?:样本|数据|文本|对话)?的?(?:长度|token数|tokens?数?)\s*(?:都|大概|大约|约)?\s*"
+        r"(?:在|是|为|达到|有|超过)?\s*(?P<z>\d[\d,]*)\s*(?P<zk>[kK千])?\s*\+?(?:个)?\s*(?:token|tokens|字|左右|以上|\+|[，,。；;）)]|$)|"
+        r"(?:最长|最大)的?(?:样本|数据|文本|对话)(?:有|是|达到|超过)\s*(?P<y>\d[\d,]*)\s*(?P<yk>[kK千])?\s*(?:个)?\s*(?:token|tokens|字)",
+        lambda m: _sample_tokens(m),
+    ),
     (r"max[ _]new[ _]tokens" + _SEP + r"(?P<n>\d+)", _simple("max_new_tokens")),
     (
         r"num[ _]beams" + _SEP + r"(?P<n>\d+)|(?<![\w.])(?P<b>\d+)\s*beams\b",
