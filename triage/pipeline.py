@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from triage.corpus import default_corpus_dir, load_corpus
 from triage.engine.diagnose import Diagnosis, Session, diagnose
 from triage.engine.questions import Question
-from triage.engine.scoring import Item, Scorer, remedy_fixes
+from triage.engine.scoring import Item, Scorer, first_remedy_fixes, remedy_fixes
 from triage.estimate import (
     Architecture,
     ArchitectureError,
@@ -238,7 +238,8 @@ def scorer_for(
         by_category = {cat: [_similar_item(shares[cat], vote, solved)] for cat, vote in votes(shares).items()}
         neighbours = tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))
     fixes = remedy_fixes(kb.causes, kb.remedies)
-    return Scorer(kb.causes, text, kb.anchors, fixes=fixes, by_category=by_category), neighbours
+    first = first_remedy_fixes(kb.causes, kb.remedies)
+    return Scorer(kb.causes, text, kb.anchors, fixes=fixes, by_category=by_category, first_fixes=first), neighbours
 
 
 def analyse(

@@ -247,3 +247,54 @@ def test_words_about_the_data_count_for_the_length_causes(kb, said: str, cause: 
     session = api.build_session(kb, symptoms=[said], lang=lang)
     ranked = next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == cause)
     assert any(i.kind == "signal" and i.weight >= 1.2 for i in ranked.scored.items)
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        # the batch lowered "into" 1, a key in backticks
+        (
+            "However, even I decreased the `per_device_train_batch_size` into 1, I still got CUDA Out of memory.",
+            {"batch_size": 1},
+        ),
+        # DeepSpeed configs named by their stage; the one that worked is what fixed it
+        (
+            "If I'm using the stage2.json, it shows GPU OOM, but if i change to stage3.json, it works fine",
+            {"zero_stage": "2", "resolved_by": "zero_stage"},
+        ),
+    ],
+)
+def test_batch_and_stage_said_in_these_words(said: str, expected: dict[str, object]) -> None:
+    from triage.ingest.text import read_text
+
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    took = {f.name: f.raw for f in read_text(said)}
+    assert {k: took.get(k) for k in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "it gives me OOM for train_generator.sh - and changing the batch size didn't particularly work for me",
+        "batch_size=1，gradient_accumulation_steps调大，不起作用。",
+    ],
+)
+def test_a_batch_change_that_did_not_help_counts_against_the_batch(kb, said: str) -> None:
+    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in said) else "en"
+    session = api.build_session(kb, symptoms=[said], lang=lang)
+    ranked = next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == "micro-batch-too-large")
+    assert any(i.kind == "signal" and i.weight < 0 for i in ranked.scored.items)
+
+
+def test_what_fixed_it_counts_most_for_the_cause_it_undoes(kb) -> None:
+    """Turning checkpointing on undoes "checkpointing is off"; for a too-large batch it is only a way around."""
+    said = "OOM while training llama-7b; setting gradient_checkpointing=True solved it"
+    session = api.build_session(kb, symptoms=[said])
+    causes = {rc.id: rc for rc in api.analyse(kb, session).diagnosis.causes}
+
+    def fixed(cause: str) -> float:
+        return sum(i.weight for i in causes[cause].scored.items if i.facts == ("resolved_by",))
+
+    assert fixed("gradient-checkpointing-off") == 2.0
+    assert fixed("micro-batch-too-large") == 1.0

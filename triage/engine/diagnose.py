@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from triage.engine.calibration import calibrated
 from triage.engine.conditions import evaluate, version_in
 from triage.engine.questions import Question, QuestionPlanner, should_stop
-from triage.engine.scoring import Scored, Scorer, probabilities, remedy_fixes, version_fact
+from triage.engine.scoring import Scored, Scorer, first_remedy_fixes, probabilities, remedy_fixes, version_fact
 from triage.engine.signals import Match, match_all
 from triage.facts import FactSet
 from triage.kb.loader import KnowledgeBase
@@ -239,7 +239,13 @@ def diagnose(
     over its GPU; with them remedies rank by the memory they buy. ``derived_weight`` scales the
     evidence that rests only on the estimator's derived facts (1: full weight).
     """
-    scorer = scorer or Scorer(kb.causes, session.text, kb.anchors, fixes=remedy_fixes(kb.causes, kb.remedies))
+    scorer = scorer or Scorer(
+        kb.causes,
+        session.text,
+        kb.anchors,
+        fixes=remedy_fixes(kb.causes, kb.remedies),
+        first_fixes=first_remedy_fixes(kb.causes, kb.remedies),
+    )
     scored = scorer.score(session.facts, derived_weight)
     dist = probabilities(scored)
     shown = calibrated(dist)

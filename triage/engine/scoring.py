@@ -206,10 +206,13 @@ class Scorer:
         anchors: Anchors | None = None,
         fixes: Mapping[str, frozenset[str]] | None = None,
         by_category: Mapping[str, Sequence[Item]] | None = None,
+        first_fixes: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.causes = dict(causes)
         self.fixes = dict(fixes or {})
         """Per cause id: the facts its remedies change. A run that a change of one of them made work points here."""
+        self.first_fixes = dict(first_fixes or {})
+        """Per cause id: the facts its first remedy changes (what undoes the cause itself)."""
         self.text_items = {cid: signal_items(c, text, anchors) for cid, c in self.causes.items()}
         self.by_category = {cat: tuple(items) for cat, items in (by_category or {}).items()}
         """Evidence about a kind of cause (how similar solved reports ended), per category: it goes once to the
@@ -238,7 +241,10 @@ class Scorer:
             return ()
         label = f"changing {', '.join(hit)} made the run work, and that is a remedy for this cause"
         zh = f"修改 {', '.join(hit)} 后训练能跑了，而这正是这个原因的解决办法"
-        return (Item("fact", label, RESOLVED_WEIGHT, "true", ("resolved_by",), label_zh=zh),)
+        # the cause's first remedy is its own mechanism undone; a later one only works around it (ZeRO-3 fixes
+        # replicated weights, and also weights too big for any one card)
+        weight = RESOLVED_WEIGHT if set(hit) & self.first_fixes.get(cause.id, frozenset()) else RESOLVED_AROUND
+        return (Item("fact", label, weight, "true", ("resolved_by",), label_zh=zh),)
 
     def score(self, facts: FactSet, derived_weight: float = 1.0) -> list[Scored]:
         """Every cause, best first (excluded causes last)."""
@@ -261,8 +267,10 @@ class Scorer:
         ]
 
 
-#: Log-odds that "changing X made it work" adds to each cause X is a remedy of.
+#: Log-odds that "changing X made it work" adds to each cause whose first remedy changes X.
 RESOLVED_WEIGHT = 2.0
+#: ... and to a cause for which changing X is a later remedy, a way around it rather than its undoing.
+RESOLVED_AROUND = 1.0
 
 
 def remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, frozenset[str]]:
@@ -270,6 +278,15 @@ def remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) ->
     return {
         cid: frozenset(k for rid in cause.remedies if rid in remedies for k in remedies[rid].changes)
         for cid, cause in causes.items()
+    }
+
+
+def first_remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, frozenset[str]]:
+    """Per cause id, the facts that its first remedy changes."""
+    return {
+        cid: frozenset(remedies[cause.remedies[0]].changes)
+        for cid, cause in causes.items()
+        if cause.remedies and cause.remedies[0] in remedies
     }
 
 

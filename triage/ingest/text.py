@@ -54,7 +54,7 @@ _INLINE = re.compile(
     + "|".join(k.replace("_", "[_-]") for k in sorted(INLINE_KEYS, key=len, reverse=True))
     + r")\b"
     r"[\"'`]?(?:(?:\s*[=:：]\s*|\s*(?:都|均|已经?)?(?:降低|减小|调小|改小|减少|调整|改|调|设置?)?(?:到|为|成)\s*|"
-    r"\s*是\s*|\s+(?:(?:lowered|reduced|decreased|changed|set)\s+)?to\s+|\s+)(?!-)"
+    r"\s*是\s*|\s+(?:(?:lowered|reduced|decreased|changed|set)\s+)?(?:in)?to\s+|\s+)(?!-)"
     # a comma continues a list value ("q_proj,v_proj") but ends a keyword argument ("...,trust_remote_code=True")
     r"((?:[\w./+\-\[\]'\"]|,(?![\w.]+\s*=))+))?",
     _I,
@@ -951,7 +951,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # the stage in a config file's name: "ds_config_zero3.json", "qwen2_7b_full_sft_ds3.yaml", "ds_stage3.yaml"
     (
-        r"(?<![a-z0-9])ds_config_zero([123])(?![0-9])|_ds([123])\.(?:ya?ml|json)(?![\w.])|(?<![a-z0-9])ds_stage([123])\b",
+        r"(?<![a-z0-9])ds_config_zero([123])(?![0-9])|_ds([123])\.(?:ya?ml|json)(?![\w.])|(?<![a-z0-9])ds_stage([123])\b|"
+        # DeepSpeed's config named by its stage: "the stage2.json", "zero3.json", "zero_stage3_config.json"
+        r"(?<![\w/-])(?:zero_?)?stage_?([123])(?:_config)?\.json\b|(?<![\w/-])zero([123])(?:_[a-z]+)*\.json\b",
         _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", next(g for g in m.groups() if g))]),
     ),
     # FSDP by llama-recipes' flag, "--enable_fsdp" (its own code in a traceback: _SHARDING_FRAME)
