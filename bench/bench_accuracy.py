@@ -21,10 +21,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from triage import api  # noqa: E402
-from triage.authoring.accuracy import evaluate, misses, render, report, score  # noqa: E402
+from triage.authoring.accuracy import evaluate, load_guesses, misses, render, report, score  # noqa: E402
 from triage.corpus import load_corpus  # noqa: E402
 
 DOC = ROOT / "docs" / "accuracy.md"
+#: An expert's reading of every in-scope record's first post (corpus/README.md, "An expert's reading").
+EXPERT = ROOT / "corpus" / "baselines" / "expert-first-post.jsonl"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     writes = args.split == "both" and not args.no_write and not args.body_only
     plain = evaluate(kb, records, with_title=False) if writes else None
     took = time.perf_counter() - start
-    lines = render(outcomes, plain)
+    lines = render(outcomes, plain, load_guesses(EXPERT))
     shown = outcomes["heldout"] if args.split in ("heldout", "both") else outcomes["dev"]
     body = lines if args.split != "heldout" else [x for x in lines if not x.startswith("- [")]
     if args.split == "dev":

@@ -11,7 +11,7 @@ import pathlib
 
 import pytest
 
-from triage.authoring.accuracy import calibration, evaluate, render, score
+from triage.authoring.accuracy import calibration, evaluate, load_guesses, render, score
 from triage.corpus import HELDOUT_PERCENT, load_corpus
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -37,11 +37,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: 0.467 / 0.659 (body-only 0.339 / 0.503 and 0.415 / 0.585); development floors raised (0.43 -> 0.45, 0.62 -> 0.63).
 #: Fourteenth session (2026-12-04), no new records, rules narrowed to their mechanism and three loading phrasings:
 #: held-out 0.386 / 0.562, development 0.471 / 0.667 (body-only 0.33 / 0.50 and 0.41 / 0.59); floors unchanged.
+#: Fifteenth session (2026-12-05), no new records, words an expert read in development first posts and triage
+#: missed: held-out 0.393 / 0.564, development 0.497 / 0.688 (body-only 0.34 / 0.51 and 0.44 / 0.61); development
+#: floors raised (0.45 -> 0.47, 0.63 -> 0.66; body-only 0.40 -> 0.42, 0.56 -> 0.58).
 FLOORS = {
     ("heldout", "top3"): 0.53,
     ("heldout", "top1"): 0.37,
-    ("dev", "top3"): 0.63,
-    ("dev", "top1"): 0.45,
+    ("dev", "top3"): 0.66,
+    ("dev", "top1"): 0.47,
 }
 #: The same floors for the first post's body without its title (the measure until 2026-12-03). Development
 #: top-3 lowered from 0.55 to 0.53 in the sixth session, when 112 unseen records joined (549 development, 326
@@ -55,8 +58,8 @@ FLOORS = {
 BODY_ONLY_FLOORS = {
     ("heldout", "top3"): 0.48,
     ("heldout", "top1"): 0.32,
-    ("dev", "top3"): 0.56,
-    ("dev", "top1"): 0.40,
+    ("dev", "top3"): 0.58,
+    ("dev", "top1"): 0.42,
 }
 
 
@@ -92,7 +95,8 @@ def test_every_record_comes_from_a_public_url_and_is_labelled():
 
 def test_docs_accuracy_is_fresh(outcomes, body_only):
     doc = (ROOT / "docs" / "accuracy.md").read_text(encoding="utf-8")
-    assert doc == "\n".join(render(outcomes, body_only)) + "\n", "run `python bench/bench_accuracy.py`"
+    guesses = load_guesses(ROOT / "corpus" / "baselines" / "expert-first-post.jsonl")
+    assert doc == "\n".join(render(outcomes, body_only, guesses)) + "\n", "run `python bench/bench_accuracy.py`"
 
 
 @pytest.mark.parametrize(("split", "measure"), sorted(FLOORS))
@@ -118,3 +122,15 @@ CALIBRATION_ERROR_CEILING = 0.08
 def test_the_shown_probability_is_as_often_right_as_it_says(outcomes, split):
     cal = calibration(outcomes[split])
     assert cal.error <= CALIBRATION_ERROR_CEILING, f"{split}: {cal.rows}"
+
+
+def test_the_expert_baseline_covers_every_in_scope_record_once_with_real_categories():
+    from triage.kb.models import Category
+
+    guesses = load_guesses(ROOT / "corpus" / "baselines" / "expert-first-post.jsonl")
+    in_scope = {r.url for r in load_corpus() if r.scope == "in"}
+    assert set(guesses) == in_scope
+    categories = {c.value for c in Category}
+    for url, guess in guesses.items():
+        assert len(set(guess.top3)) == 3 and set(guess.top3) <= categories, url
+        assert guess.confidence in ("high", "medium", "low"), url
