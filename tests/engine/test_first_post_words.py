@@ -298,3 +298,22 @@ def test_what_fixed_it_counts_most_for_the_cause_it_undoes(kb) -> None:
 
     assert fixed("gradient-checkpointing-off") == 2.0
     assert fixed("micro-batch-too-large") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("said", "size"),
+    [
+        # sizes the model cards state though the names do not
+        ("I have 32 CPU ram and a 4090 GPU (24 GB) and no luck so far running bigcode/starcoder", 15.5),
+        ("硬件环境：`RTX A5000(24GB) * 5` 模型：`moss-moon-003-base`", 16.0),
+        # a mixture of experts takes its total parameters, not the activated ones the post quotes
+        ("can't load deepseek-vl2-small model which only has 2.8b parameters", 16.1),
+        # names that carry their size keep it
+        ("starcoder2-15b OOM", 15.0),
+        ("starcoderbase-1b", 1.0),
+    ],
+)
+def test_a_model_named_without_its_size_gets_the_size_its_card_states(said: str, size: float) -> None:
+    from triage.ingest.text import read_text
+
+    assert {f.name: f.raw for f in read_text(said)}.get("model_params_b") == size

@@ -74,6 +74,17 @@ _SIZES_BY_NAME: tuple[tuple[re.Pattern[str], str, float], ...] = (
     (re.compile(r"minicpm[-_ ]?v[-_ ]?v?[-_ ]?2[-._ ]?6(?!\d)", _I), "minicpm-v-2.6", 8.0),
     (re.compile(r"(?<![\w.-])cogvlm(?![-_]?\d)", _I), "cogvlm-17b", 17.0),  # not CogVLM2, not "CogVLM-17B"
     (re.compile(r"(?<![\w.-])cogagent(?![-_]?\d)", _I), "cogagent-18b", 18.0),
+    # StarCoder and StarCoderBase "15.5B parameters" (https://huggingface.co/spaces/bigcode/README); not StarCoder2,
+    # not the StarCoderBase-1B/3B/7B that carry their size
+    (re.compile(r"(?<![\w.-])starcoder(?:base|plus)?(?![-_]?\d|\w)", _I), "starcoder-15.5b", 15.5),
+    # MOSS: "moss-moon系列模型具有160亿参数" (https://github.com/OpenMOSS/MOSS, README)
+    (re.compile(r"(?<![\w.-])moss[-_]moon[-_]?003", _I), "moss-moon-003-16b", 16.0),
+    # DeepSeek-VL2 mixtures of experts, total parameters (the model cards' activated 1.0B / 2.8B / 4.5B are not
+    # what the weights take): Tiny 3.37B, Small 16.1B, DeepSeek-VL2 27.5B
+    # (https://huggingface.co/deepseek-ai/deepseek-vl2-tiny, .../deepseek-vl2-small, .../deepseek-vl2)
+    (re.compile(r"(?<![\w.-])deepseek[-_]?vl2[-_]tiny(?![\w.])", _I), "deepseek-vl2-tiny", 3.37),
+    (re.compile(r"(?<![\w.-])deepseek[-_]?vl2[-_]small(?![\w.])", _I), "deepseek-vl2-small", 16.1),
+    (re.compile(r"(?<![\w.-])deepseek[-_]?vl2(?![-_]?(?:tiny|small)|[\w.])", _I), "deepseek-vl2", 27.5),
 )
 
 
