@@ -540,20 +540,24 @@ def test_a_key_typed_to_a_question_answered_in_words_is_a_key_not_a_model_name()
     assert iv.tell("0").kind == "unknown"
 
 
+def _skip_to(iv: Interview, fact: str, within: int = 8) -> None:
+    """Answer "I don't know" until the interview asks about ``fact`` (fails if it does not within ``within``)."""
+    for _ in range(within):
+        question = iv.question
+        assert question is not None
+        if question.fact == fact:
+            return
+        iv.dont_know()
+    pytest.fail(f"the interview never asked about {fact}")
+
+
 def test_a_reply_that_answers_in_other_words_is_not_asked_again() -> None:
     """ "How are you fine-tuning?" -- "I'm not, only inference": the phase is taken and the question moves on."""
     from triage import api
 
     kb = api.knowledge()
     iv = Interview(kb, start=read_inputs(kb, symptoms=["CUDA out of memory with Llama-2-13b on a 4090"]))
-    for _ in range(8):
-        question = iv.question
-        assert question is not None
-        if question.fact == "finetune_method":
-            break
-        iv.dont_know()
-    else:
-        pytest.fail("the interview never asked how the user fine-tunes")
+    _skip_to(iv, "finetune_method")
     turn = iv.tell("I'm not fine-tuning, only running inference")
     assert turn.kind == "text" and turn.fact == "finetune_method"
     assert iv.facts.value("phase") == "generation"
@@ -640,14 +644,7 @@ def test_device_map_typed_to_the_distribution_question_is_taken_and_not_asked_ag
     kb = api.knowledge()
     text = "OOM on several GPUs, the first one is full and the others almost empty"
     iv = Interview(kb, start=read_inputs(kb, symptoms=[text]))
-    for _ in range(8):
-        question = iv.question
-        assert question is not None
-        if question.fact == "distributed":
-            break
-        iv.dont_know()
-    else:
-        pytest.fail("the interview never asked how the run is distributed")
+    _skip_to(iv, "distributed")
     turn = iv.tell("device_map='auto'")
     assert turn.kind == "answer" and iv.facts.value("distributed") == "model_parallel"
     assert iv.question is None or iv.question.fact != "distributed"

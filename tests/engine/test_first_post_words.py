@@ -8,6 +8,8 @@ checked to come from the development split; the held-out split is never read her
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from triage import api
@@ -19,10 +21,26 @@ def kb():
     return api.knowledge()
 
 
+@functools.cache
+def dev_text() -> str:
+    """Every development record's title and first post (the held-out split is never read here)."""
+    return "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+
+
+def _lang(text: str) -> str:
+    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+
+
 def _first(kb, text: str, lang: str = "en") -> str:
     session = api.build_session(kb, symptoms=[text], lang=lang)
     diagnosis = api.analyse(kb, session).diagnosis
     return next(rc.id for rc in diagnosis.causes if not rc.scored.excluded)
+
+
+def _ranked(kb, text: str, cause: str):
+    """``cause`` as ranked for ``text`` on the user's path (in the text's language)."""
+    session = api.build_session(kb, symptoms=[text], lang=_lang(text))
+    return next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == cause)
 
 
 CASES = [
@@ -80,8 +98,7 @@ CASES = [
 
 @pytest.mark.parametrize(("said", "cause"), CASES)
 def test_the_words_of_the_post_put_the_resolved_cause_first(kb, said: str, cause: str) -> None:
-    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in said) else "en"
-    assert _first(kb, said, lang) == cause
+    assert _first(kb, said, _lang(said)) == cause
 
 
 @pytest.mark.parametrize(
@@ -99,7 +116,7 @@ def test_look_alikes_do_not(kb, said: str, cause: str) -> None:
 
 
 def test_the_quotes_come_from_the_development_split() -> None:
-    dev = "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    dev = dev_text()
     for said, _ in CASES:
         for line in said.split("\n"):
             if line.strip():
@@ -130,7 +147,7 @@ def test_what_the_reader_takes_from_these_words(said: str, name: str, value: obj
     from triage.ingest.text import read_text
 
     assert {f.name: f.raw for f in read_text(said)}.get(name) == value
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
 
 
 def test_the_pasted_code_of_the_run_that_worked_is_not_the_failing_runs_setting() -> None:
@@ -198,9 +215,8 @@ def test_a_device_map_alone_is_not_evidence_of_one_under_ddp(kb) -> None:
     ],
 )
 def test_one_card_full_while_the_others_are_not_in_chinese(kb, said: str) -> None:
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
-    session = api.build_session(kb, symptoms=[said], lang="zh")
-    ranked = next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == "naive-model-parallel-imbalance")
+    assert said in dev_text()
+    ranked = _ranked(kb, said, "naive-model-parallel-imbalance")
     assert any(i.kind == "signal" and i.weight >= 2.5 for i in ranked.scored.items)
 
 
@@ -242,10 +258,8 @@ def test_how_long_the_samples_are_is_read_apart_from_the_length_setting(said: st
     ],
 )
 def test_words_about_the_data_count_for_the_length_causes(kb, said: str, cause: str) -> None:
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
-    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in said) else "en"
-    session = api.build_session(kb, symptoms=[said], lang=lang)
-    ranked = next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == cause)
+    assert said in dev_text()
+    ranked = _ranked(kb, said, cause)
     assert any(i.kind == "signal" and i.weight >= 1.2 for i in ranked.scored.items)
 
 
@@ -267,7 +281,7 @@ def test_words_about_the_data_count_for_the_length_causes(kb, said: str, cause: 
 def test_batch_and_stage_said_in_these_words(said: str, expected: dict[str, object]) -> None:
     from triage.ingest.text import read_text
 
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
+    assert said in dev_text()
     took = {f.name: f.raw for f in read_text(said)}
     assert {k: took.get(k) for k in expected} == expected
 
@@ -280,10 +294,8 @@ def test_batch_and_stage_said_in_these_words(said: str, expected: dict[str, obje
     ],
 )
 def test_a_batch_change_that_did_not_help_counts_against_the_batch(kb, said: str) -> None:
-    assert said in "\n".join(f"{r.title}\n{r.report}" for r in load_corpus() if r.split == "dev")
-    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in said) else "en"
-    session = api.build_session(kb, symptoms=[said], lang=lang)
-    ranked = next(rc for rc in api.analyse(kb, session).diagnosis.causes if rc.id == "micro-batch-too-large")
+    assert said in dev_text()
+    ranked = _ranked(kb, said, "micro-batch-too-large")
     assert any(i.kind == "signal" and i.weight < 0 for i in ranked.scored.items)
 
 
