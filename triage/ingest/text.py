@@ -1246,10 +1246,13 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
     fixed: dict[str, object] = {}
-    added: set[str] = set()  # fixes said as adding the setting ("我增加load_in_8bit就可以正常跑")
-    failing_stage: dict[object, tuple[int, str]] = {}  # trainers named right before a failure ("做DPO时，显存oom")
-    launcher = False  # a multi-process launcher is named somewhere ("accelerate launch", "torchrun", "deepspeed")
     """Settings the text says made the run work ("bs 2 it runs"): evidence of the cause, not facts of the run."""
+    added: set[str] = set()
+    """Of those, the ones said as adding the setting ("我增加load_in_8bit就可以正常跑")."""
+    failing_stage: dict[object, tuple[int, str]] = {}
+    """Trainers named right before a failure ("做DPO时，显存oom"), with where."""
+    launcher = False
+    """Whether a multi-process launcher is named anywhere ("accelerate launch", "torchrun", "deepspeed")."""
     fix_line: int | None = None
     same: set[str] = set()
     """Settings the text says the failing run shares with the one that worked."""
