@@ -329,3 +329,17 @@ def test_a_model_named_without_its_size_gets_the_size_its_card_states(said: str,
     from triage.ingest.text import read_text
 
     assert {f.name: f.raw for f in read_text(said)}.get("model_params_b") == size
+
+
+def test_chat_rounds_are_counted_with_a_few_digits_not_a_run_of_them() -> None:
+    """ "N轮问答" counts at most four digits: "\\d+" before "轮" retried every digit of a long run (100 s on the
+    hostile digit fixture, which tests/test_fuzz_findings.py reads through the CLI)."""
+    from triage.ingest.phase_words import phases_in_order
+
+    def first(line: str) -> str | None:
+        found = phases_in_order(line)
+        return found[0][0] if found else None
+
+    assert first("连续体验十几轮问答后，就开始报存显存溢出了") == "generation"
+    assert first("聊了12轮对话后爆显存") == "generation"
+    assert first("0123456789" * 2000 + "轮对话") is None  # a run of digits is not a count of rounds

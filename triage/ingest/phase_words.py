@@ -73,8 +73,9 @@ _PHASES = (
         # an RL trainer's rollouts are generation: "large rollout.n encounter OOM", "OOM during rollout"
         r"\b(?:during|in|at)\s+(?:the\s+)?rollouts?\b|\brollout\s+(?:phase|stage)\b|\brollout\.n\b|"
         # rounds of a chat: "连续体验十几轮问答后", "随着问答轮数的增加", "after 10 rounds of conversation", "multi-turn chat"
-        r"(?:\d+|几|十几|数|多|若干)\s*轮(?:的)?(?:问答|对话|聊天)|(?:问答|对话|聊天)(?:的)?轮数|"
-        r"\b(?:after|over)\s+(?:\d+|a few|several|many|a dozen)\s+(?:rounds|turns)\s+of\s+(?:chat|conversation|dialog(?:ue)?|q&a|questions)\b|"
+        # (a count of at most four digits, not a run of them: "\d+" before "轮" would retry every digit of a long run)
+        r"(?:(?<!\d)\d{1,4}|几|十几|数|多|若干)\s*轮(?:的)?(?:问答|对话|聊天)|(?:问答|对话|聊天)(?:的)?轮数|"
+        r"\b(?:after|over)\s+(?:\d{1,4}|a few|several|many|a dozen)\s+(?:rounds|turns)\s+of\s+(?:chat|conversation|dialog(?:ue)?|q&a|questions)\b|"
         r"\bmulti-?turn\s+(?:chat|conversation|dialog(?:ue)?)s?\b",
     ),
     (
