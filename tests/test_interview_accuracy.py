@@ -1,12 +1,14 @@
 """The interview on real reports: answering its questions must make the diagnosis better, not worse.
 
 ``bench/bench_interview.py`` plays each development record's author (answers from the thread's facts,
-"don't know" otherwise); its full figures are printed by the bench. Here every third in-scope
-development record is played (a fixed subset, to keep the test near a minute), and top-1 after
+"don't know" otherwise); its full figures are printed by the bench. Here every second in-scope
+development record is played (a fixed subset, to keep the test near two minutes), and top-1 after
 six answers must stay above a floor a little below the measured figure, and above top-1 before any
 answer. (Every fifth record, 57 of them, was used until 2026-12-03: there one record's flip moved
 either figure by 1.75 points, and it read "worse" while the whole development split read 0.502 ->
-0.523.)
+0.523. Every third record, 256 of them, was used until 2026-12-05, when it read 0.508 -> 0.500 while
+the whole split read 0.499 -> 0.526 and every second record 0.501 -> 0.540: three records whose sixth
+question changed, the same noise.)
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Lowered to 0.46 in the tenth session, when 36 development records joined and the every-third subset
 #: changed: 0.473 on its 256 records (0.449 before any answer), while the same code scores 0.496 on the
 #: ninth session's 244; one record is 0.004, so 0.47 would have left less than a record's margin.
-FLOOR_AFTER_6 = 0.46
+#: Fifteenth session (5 December 2026), every second record: 0.540 on 383 (0.501 before any answer); raised to 0.51.
+FLOOR_AFTER_6 = 0.51
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +41,7 @@ def played(kb):
 
     records = load_corpus()
     index = Index([r for r in records if r.split == "dev" and r.scope == "in"])
-    subset = [r for r in records if r.split == "dev" and r.scope == "in"][::3]
+    subset = [r for r in records if r.split == "dev" and r.scope == "in"][::2]
     return [play(kb, r, index, False)[0] for r in subset]
 
 

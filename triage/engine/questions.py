@@ -71,7 +71,7 @@ ANSWERED: Mapping[str, float] = {
     "compute_capability": 0.53,
     "deepspeed_version": 0.01,
     "device_map": 0.02,
-    "distributed": 0.26,
+    "distributed": 0.31,
     "error_kind": 0.91,
     "eval_batch_size": 0.02,
     "finetune_method": 0.47,
@@ -89,10 +89,10 @@ ANSWERED: Mapping[str, float] = {
     "memory_growth": 0.11,
     "mixed_precision": 0.12,
     "model_name": 0.8,
-    "model_params_b": 0.66,
+    "model_params_b": 0.67,
     "num_beams": 0.0,
-    "offload": 0.01,
-    "offload|distributed=deepspeed": 0.06,
+    "offload": 0.04,
+    "offload|distributed=deepspeed": 0.18,
     "oom_step": 0.03,
     "optimizer": 0.01,
     "os": 0.04,
@@ -128,8 +128,8 @@ MIN_ANSWERED = 0.05
 #: CUDA OOMs: asking the error's kind tells less than a uniform guess over its values says; fp32 is 17 %
 #: of the dtypes threads state, not a third.
 ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
-    "attn_implementation": {"eager": 0.35, "flash_attention_2": 0.6, "sdpa": 0.05},
-    "distributed": {"ddp": 0.12, "deepspeed": 0.65, "fsdp": 0.16, "none": 0.06},
+    "attn_implementation": {"eager": 0.32, "flash_attention_2": 0.64, "sdpa": 0.05},
+    "distributed": {"ddp": 0.11, "deepspeed": 0.56, "fsdp": 0.14, "model_parallel": 0.14, "none": 0.05},
     "error_kind": {"cublas_alloc": 0.0, "cuda_oom": 0.83, "host_oom": 0.14, "other": 0.02},
     "finetune_method": {"freeze": 0.01, "full": 0.5, "lora": 0.39, "qlora": 0.1},
     "gradient_checkpointing": {"False": 0.3, "True": 0.7},
