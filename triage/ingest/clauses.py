@@ -68,6 +68,11 @@ _SUGGESTS = re.compile(
 )
 
 
+#: How far a sentence reaches either side of a setting: past it, a line with no full stop (a pasted
+#: command, a log line repeated thousands of times) is not one sentence, and every setting found in it
+#: would otherwise rescan the whole line.
+SENTENCE_REACH = 400
+
 #: A question that opens with a guess: "Maybe DeepSpeed ... supports it?", "Perhaps FSDP would help?".
 _GUESS_HEAD = re.compile(
     r"\s*(?:maybe|perhaps|possibly)\s+(?:the\s+|a\s+|using\s+|use\s+|with\s+|try(?:ing)?\s+)?$", _I
@@ -82,12 +87,14 @@ def hypothetical(line: str, start: int, end: int) -> bool:
     that states the run's setting ("why does batch_size=8 OOM?") is still read: only asking *whether to
     use* it counts. The sentence around the setting is the scope.
     """
-    starts = [m.end() for m in _SENTENCE_END.finditer(line, 0, start)]
-    head = line[starts[-1] if starts else 0 : start]
+    lo = max(0, start - SENTENCE_REACH)
+    starts = [m.end() for m in _SENTENCE_END.finditer(line, lo, start)]
+    head = line[starts[-1] if starts else lo : start]
     if _SUGGESTS.search(head):
         return True
-    stop = _SENTENCE_END.search(line, end)
-    tail = line[end : stop.end() if stop else len(line)]
+    hi = min(len(line), end + SENTENCE_REACH)
+    stop = _SENTENCE_END.search(line, end, hi)
+    tail = line[end : stop.end() if stop else hi]
     if _QUESTION_TAIL.search(tail) is not None and _GUESS_HEAD.match(head):
         return True  # "Maybe DeepSpeed Inference mode supports something similar?": a guess at a tool to try
     asks = _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None
