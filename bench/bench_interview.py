@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     show = args.show and args.split == "dev"
     kb = api.knowledge()
     records = load_corpus()
-    index = Index([r for r in records if r.split == "dev" and r.scope == "in"])
+    index = api.solved_reports_index(kb, [r for r in records if r.split == "dev" and r.scope == "in"])
     chosen = [r for r in records if r.split == args.split and r.scope == "in"][:: max(1, args.every)]
     tallies: dict[int, list[bool]] = {n: [] for n in CHECKPOINTS}
     steps: list[int] = []

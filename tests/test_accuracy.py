@@ -40,11 +40,16 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: Fifteenth session (2026-12-05), no new records, words an expert read in development first posts and triage
 #: missed: held-out 0.393 / 0.562, development 0.499 / 0.689 (body-only 0.34 / 0.51 and 0.45 / 0.61); development
 #: floors raised (0.45 -> 0.47, 0.63 -> 0.66; body-only 0.40 -> 0.42, 0.56 -> 0.58).
+#: Sixteenth session (2026-12-05), no new records, the knowledge base's worked cases teach the word model and its
+#: weight 2.0 -> 3.0: held-out 0.420 / 0.582, development 0.509 / 0.700 (body-only 0.36 / 0.54 and 0.45 / 0.63);
+#: then the threads' resolution sentences too: held-out 0.411 / 0.594, development 0.518 / 0.697 (body-only
+#: 0.37 / 0.53 and 0.47 / 0.63); floors raised (held-out 0.37 -> 0.40, 0.53 -> 0.57; development 0.47 -> 0.50,
+#: 0.66 -> 0.68).
 FLOORS = {
-    ("heldout", "top3"): 0.53,
-    ("heldout", "top1"): 0.37,
-    ("dev", "top3"): 0.66,
-    ("dev", "top1"): 0.47,
+    ("heldout", "top3"): 0.57,
+    ("heldout", "top1"): 0.40,
+    ("dev", "top3"): 0.68,
+    ("dev", "top1"): 0.50,
 }
 #: The same floors for the first post's body without its title (the measure until 2026-12-03). Development
 #: top-3 lowered from 0.55 to 0.53 in the sixth session, when 112 unseen records joined (549 development, 326
@@ -55,11 +60,13 @@ FLOORS = {
 #: Development top-3 raised from 0.53 to 0.54 in the ninth session (body-only 0.403 / 0.562 on 730).
 #: Raised in the thirteenth session with the word model (body-only held-out 0.339 / 0.503, development 0.415 /
 #: 0.585): held-out 0.30 -> 0.32 and 0.46 -> 0.48, development 0.38 -> 0.40 and 0.54 -> 0.56.
+#: Raised in the sixteenth session with the worked cases and resolutions (body-only held-out 0.37 / 0.53,
+#: development 0.47 / 0.63): held-out 0.32 -> 0.34 and 0.48 -> 0.51, development 0.42 -> 0.45 and 0.58 -> 0.60.
 BODY_ONLY_FLOORS = {
-    ("heldout", "top3"): 0.48,
-    ("heldout", "top1"): 0.32,
-    ("dev", "top3"): 0.58,
-    ("dev", "top1"): 0.42,
+    ("heldout", "top3"): 0.51,
+    ("heldout", "top1"): 0.34,
+    ("dev", "top3"): 0.60,
+    ("dev", "top1"): 0.45,
 }
 
 

@@ -69,3 +69,59 @@ def test_a_report_never_votes_for_itself_when_excluded() -> None:
     near = index.nearest(text, k=3, exclude=["HTTPS://E/1"])
     assert "https://e/1" not in [nb.record.url for nb in near]
     assert near[0].record.url == "https://e/3"
+
+
+def test_worked_examples_teach_the_word_model_but_are_never_shown_as_reports() -> None:
+    from triage.similar import Example
+
+    records = _SOLVED[:4]
+    plain = Index(records)
+    taught = Index(records, [Example("multi_model", "a reference model and the policy model both on the GPU for DPO")])
+    text = "DPO training with a reference model runs out of memory"
+    assert "multi_model" not in plain.shares(text)  # no report of the category: the model cannot name it
+    assert max(taught.shares(text).items(), key=lambda kv: kv[1])[0] == "multi_model"
+    assert all(nb.record.url.startswith("https://e/") for nb in taught.nearest(text, k=10))
+    assert len(taught.vectors) == len(records)  # the examples are not records: never neighbours, never counted
+
+
+def test_every_case_that_must_bring_its_cause_out_is_a_worked_example_of_its_category(kb) -> None:
+    from triage.pipeline import worked_examples
+
+    examples = worked_examples(kb)
+    wanted = [
+        (kb.causes[cause].category.value, case.symptom)
+        for cause, cases in kb.cases.items()
+        for case in cases.cases
+        if case.expect in ("fire", "rank") and case.symptom
+    ]
+    assert sorted((e.category, e.text) for e in examples) == sorted(wanted)  # silent and todo cases teach nothing
+    assert len(examples) > 200
+
+
+def test_the_evidence_line_says_what_the_word_model_learned_from(kb) -> None:
+    from triage import api
+
+    session = api.build_session(kb, symptoms=["OOM in my evaluation loop, eval_accumulation_steps did not help"])
+    index = api.solved_reports_index(kb, _SOLVED)
+    diagnosis = api.analyse(kb, session, index=index).diagnosis
+    lines = [ev.label for rc in diagnosis.causes for ev in rc.scored.items if ev.kind == "similar"]
+    assert lines and all(f"a word model over 5 reports and {len(index.examples)} worked examples" in x for x in lines)
+
+
+def test_how_a_thread_was_resolved_teaches_the_word_model_but_never_judges_its_own_report() -> None:
+    def solved(url: str, report: str, category: str, resolution: str) -> Record:
+        return Record(url, "o/r", "en", "t", report, Label(category, None, resolution))
+
+    records = [
+        solved("https://e/1", "training crashed with OOM", "no_grad_ckpt", "enable gradient_checkpointing"),
+        solved("https://e/2", "cutoff_len 8192 sequence", "seq_len", "lower cutoff_len"),
+        solved("https://e/3", "cutoff_len 4096 long samples", "seq_len", "truncate the samples"),
+        solved("https://e/4", "eval loop predictions", "eval_on_gpu", "set eval_accumulation_steps"),
+    ]
+    index = Index(records)
+    text = "OOM, is gradient_checkpointing needed?"
+    # only the first thread's resolution says gradient_checkpointing: the model learned it from there
+    assert max(index.shares(text).items(), key=lambda kv: kv[1])[0] == "no_grad_ckpt"
+    # left out, the thread takes its resolution with it: the word is unknown and says nothing
+    assert index.shares(text, exclude=["https://e/1"]) == {}
+    assert len(index.vectors) == len(records)  # resolutions are never neighbours

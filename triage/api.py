@@ -38,6 +38,7 @@ from triage.pipeline import (
     read,
     read_capture,
     run_of,
+    solved_reports_index,
     what_if,
 )
 from triage.quantify import Memory
@@ -136,6 +137,7 @@ __all__ = [
     "read_capture",
     "run",
     "run_of",
+    "solved_reports_index",
     "start_interview",
     "what_if",
 ]

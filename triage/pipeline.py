@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from triage.corpus import default_corpus_dir, load_corpus
+from triage.corpus import Record, default_corpus_dir, load_corpus
 from triage.engine.diagnose import Diagnosis, Session, diagnose
 from triage.engine.questions import Question
 from triage.engine.scoring import Item, Scorer, first_remedy_fixes, remedy_fixes
@@ -50,7 +50,7 @@ from triage.quantify import (
     quantify,
     saver,
 )
-from triage.similar import NEIGHBOURS, Index, Neighbour, votes
+from triage.similar import NEIGHBOURS, Example, Index, Neighbour, votes
 
 if TYPE_CHECKING:
     from triage.capture.session import Capture
@@ -199,23 +199,45 @@ class Analysis:
     similar: tuple[Neighbour, ...] = ()
 
 
-def similar_index() -> Index | None:
-    """The index of the corpus of solved reports (``$TRIAGE_CORPUS`` or the bundled one; None when it is empty)."""
-    return _index_of(default_corpus_dir())
+def similar_index(kb: KnowledgeBase) -> Index | None:
+    """The index of the corpus of solved reports (``$TRIAGE_CORPUS`` or the bundled one; None when it is empty),
+    its word model also taught by the knowledge base's worked cases (:func:`worked_examples`)."""
+    return _index_of(default_corpus_dir(), worked_examples(kb))
 
 
 @cache
-def _index_of(root: Path) -> Index | None:
+def _index_of(root: Path, examples: tuple[Example, ...]) -> Index | None:
     records = load_corpus(root)
-    return Index([r for r in records if r.scope == "in"]) if records else None
+    return Index([r for r in records if r.scope == "in"], examples) if records else None
 
 
-def _similar_item(share: float, vote: float, n: int) -> Item:
+def solved_reports_index(kb: KnowledgeBase, records: Sequence[Record]) -> Index:
+    """An index of these solved reports (the benches pass the development split's), taught by the worked cases too."""
+    return Index(records, worked_examples(kb))
+
+
+def worked_examples(kb: KnowledgeBase) -> tuple[Example, ...]:
+    """The words of every case that must bring its cause out (``expect: fire`` or ``rank``), by the cause's category.
+
+    Each cause's cases show how its reports read, so they teach the word model the
+    vocabulary of categories the corpus has few reports of; they are never shown as
+    similar reports.
+    """
+    return tuple(
+        Example(kb.causes[cause].category.value, case.symptom)
+        for cause, cases in sorted(kb.cases.items())
+        if cause in kb.causes
+        for case in cases.cases
+        if case.shows_cause and case.symptom
+    )
+
+
+def _similar_item(share: float, vote: float, n: int, examples: int) -> Item:
     label = (
         f"solved public reports worded like yours ended with this kind of cause {share:.0%} of the time"
-        f" (a word model over {n} reports)"
+        f" (a word model over {n} reports and {examples} worked examples)"
     )
-    zh = f"与您措辞相似的已解决公开报告中约 {share:.0%} 最终是这类原因（基于 {n} 篇报告的词语模型）"
+    zh = f"与您措辞相似的已解决公开报告中约 {share:.0%} 最终是这类原因（基于 {n} 篇报告和 {examples} 个示例的词语模型）"
     return Item("similar", label, vote, "true", label_zh=zh)
 
 
@@ -228,14 +250,16 @@ def scorer_for(
     category by its share (to the category's best-supported cause); the
     :data:`~triage.similar.NEIGHBOURS` most similar reports are the ones shown to the user.
     """
-    index = index if index is not None else similar_index()
+    index = index if index is not None else similar_index(kb)
     by_category: dict[str, list[Item]] = {}
     neighbours: tuple[Neighbour, ...] = ()
     if index is not None and text.strip():
         shares = index.shares(text, exclude=exclude)
         left_out = {u.lower() for u in exclude}
         solved = sum(1 for r in index.records if r.scope == "in" and r.url.lower() not in left_out)
-        by_category = {cat: [_similar_item(shares[cat], vote, solved)] for cat, vote in votes(shares).items()}
+        by_category = {
+            cat: [_similar_item(shares[cat], vote, solved, len(index.examples))] for cat, vote in votes(shares).items()
+        }
         neighbours = tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))
     fixes = remedy_fixes(kb.causes, kb.remedies)
     first = first_remedy_fixes(kb.causes, kb.remedies)
@@ -341,5 +365,7 @@ __all__ = [
     "read",
     "read_capture",
     "run_of",
+    "solved_reports_index",
     "what_if",
+    "worked_examples",
 ]

@@ -13,10 +13,14 @@ The neighbours are shown to the user. The evidence for the engine comes from
 all solved reports at once (:meth:`Index.shares`, :func:`votes`): a complement
 naive Bayes model over the same TF-IDF vectors says how likely each category is
 for reports worded like this one, and the category's best-supported cause gains
-log-odds in proportion to that share. Alone, it ranks the right category in the
-top three for 0.56 of the development split, each record left out of the model,
-against 0.45 for the ten nearest reports' vote that it replaced in December 2026
-(``bench/bench_baselines.py``, ``corpus/README.md``).
+log-odds in proportion to that share. It learns from each report's words, from
+how its thread was resolved (the label's resolution sentence, which names the fix)
+and from the knowledge base's worked cases (:class:`Example`), so a category with
+few solved reports still has words; only reports are ever shown. Alone, it ranks the
+right category in the top three for 0.65 of the development split, each record (and
+its resolution) left out of the model (0.56 from the reports' words alone; 0.45 for
+the ten nearest reports' vote it replaced in December 2026;
+``bench/bench_baselines.py``, ``corpus/README.md``).
 """
 
 from __future__ import annotations
@@ -58,11 +62,13 @@ SMOOTHING = 1.0
 #: leave-one-out on the development split (a share of 0.9 came true 9 times in 10 there).
 SHARPNESS = 12.0
 #: Log-odds for a category's best cause when the word model gives the category every share, in proportion below.
-CATEGORY_WEIGHT = 2.0
-#: Shares below this add no evidence line (at most 0.15 log-odds, and a line the user need not read).
+CATEGORY_WEIGHT = 3.0
+#: Shares below this add no evidence line (at most 0.15 log-odds at 3.0, and a line the user need not read).
 MIN_SHARE = 0.05
 # CATEGORY_WEIGHT was chosen on the development split (bench/bench_accuracy.py, corpus/README.md) with
-# each record left out of the model that judged it; held-out records are never in the model.
+# each record left out of the model that judged it; held-out records are never in the model. 2.0 until the
+# knowledge base's worked cases joined the model (December 2026); with them, 2.0 / 2.5 / 3.0 / 4.0 read
+# 0.512 / 0.510 / 0.509 / 0.509 top-1 and 0.687 / 0.696 / 0.700 / 0.701 top-3 on development.
 
 
 def terms(text: str) -> Counter[str]:
@@ -80,6 +86,14 @@ def terms(text: str) -> Counter[str]:
 
 
 @dataclass(frozen=True)
+class Example:
+    """A worked example of a cause category (a knowledge-base case): words the word model learns, never a neighbour."""
+
+    category: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Neighbour:
     """A solved report like the user's, and how much like it."""
 
@@ -88,33 +102,54 @@ class Neighbour:
 
 
 class Index:
-    """TF-IDF vectors of the corpus' reports, for cosine nearest neighbours."""
+    """TF-IDF vectors of the corpus' reports, for cosine nearest neighbours and the word model.
 
-    def __init__(self, records: Sequence[Record]) -> None:
+    The word model learns from each in-scope report's words and from how its thread was resolved
+    (the label's resolution sentence), and from ``examples`` (the knowledge base's worked cases).
+    Only the reports are ever shown as neighbours, and only their words set the term weights
+    (IDF): the resolutions and examples change the category counts, not who is similar to whom.
+    """
+
+    def __init__(self, records: Sequence[Record], examples: Sequence[Example] = ()) -> None:
         self.records = tuple(records)
+        self.examples = tuple(examples)
+        resolved = [r for r in self.records if r.scope == "in" and r.label.resolution.strip()]
         texts = [f"{r.title}\n{r.report}" for r in self.records]
-        key = _key(texts)
-        cached = _cached(key, len(texts))
-        if cached is not None:
-            self.idf, self.vectors = cached
-            self._count()
-            return
-        bags = [terms(text) for text in texts]
-        df: Counter[str] = Counter()
-        for bag in bags:
-            df.update(bag.keys())
-        n = max(1, len(bags))
-        self.idf = {t: math.log((1 + n) / (1 + c)) + 1.0 for t, c in df.items()}
-        self.vectors = [self._vector(bag) for bag in bags]
-        write("similar", key, json.dumps({"idf": self.idf, "vectors": self.vectors}, separators=(",", ":")).encode())
+        learned = [*(e.text for e in self.examples), *(r.label.resolution for r in resolved)]
+        self._documents = len(texts) + len(learned)
+        key = _key([*texts, *(f"{e.category}\0{e.text}" for e in self.examples), *(f"\1{t}" for t in learned)])
+        cached = _cached(key, self._documents)
+        if cached is None:
+            bags = [terms(text) for text in [*texts, *learned]]
+            df: Counter[str] = Counter()
+            for bag in bags[: len(texts)]:
+                df.update(bag.keys())
+            n = max(1, len(texts))
+            self.idf = {t: math.log((1 + n) / (1 + c)) + 1.0 for t, c in df.items()}
+            every = [self._vector(bag) for bag in bags]
+            write("similar", key, json.dumps({"idf": self.idf, "vectors": every}, separators=(",", ":")).encode())
+        else:
+            self.idf, every = cached
+        self.vectors = every[: len(texts)]
+        rest = every[len(texts) :]
+        # what the word model learns from: (the report's URL, or "" for a worked example; category; vector)
+        self._taught: tuple[tuple[str, str, dict[str, float]], ...] = (
+            *(
+                (r.url.lower(), r.label.category, v)
+                for r, v in zip(self.records, self.vectors, strict=True)
+                if r.scope == "in"
+            ),
+            *(("", e.category, v) for e, v in zip(self.examples, rest[: len(self.examples)], strict=True)),
+            *((r.url.lower(), r.label.category, v) for r, v in zip(resolved, rest[len(self.examples) :], strict=True)),
+        )
         self._count()
 
     def _count(self) -> None:
-        """Term weights summed per category of the in-scope records, and over all of them, for :meth:`shares`."""
+        """Term weights summed per category of everything the word model learns from, and over all of it,
+        for :meth:`shares`."""
         self._by_category: dict[str, Counter[str]] = {}
-        for record, vec in zip(self.records, self.vectors, strict=True):
-            if record.scope == "in":
-                self._by_category.setdefault(record.label.category, Counter()).update(vec)
+        for _, category, vec in self._taught:
+            self._by_category.setdefault(category, Counter()).update(vec)
         self._all: Counter[str] = Counter()
         for counts in self._by_category.values():
             self._all.update(counts)
@@ -127,8 +162,10 @@ class Index:
         norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
         return {t: v / norm for t, v in vec.items()}
 
-    def nearest(self, text: str, k: int = NEIGHBOURS, exclude: Iterable[str] = ()) -> list[Neighbour]:
-        """The ``k`` most similar in-scope records above :data:`MIN_SIMILARITY`, best first."""
+    def nearest(
+        self, text: str, k: int = NEIGHBOURS, exclude: Iterable[str] = (), min_similarity: float = MIN_SIMILARITY
+    ) -> list[Neighbour]:
+        """The ``k`` most similar in-scope records at ``min_similarity`` or above, best first."""
         query = self._vector(terms(text))
         if not query:
             return []
@@ -139,7 +176,7 @@ class Index:
                 continue
             small, large = (query, vec) if len(query) < len(vec) else (vec, query)
             sim = sum(w * large.get(t, 0.0) for t, w in small.items())
-            if sim >= MIN_SIMILARITY:
+            if sim >= min_similarity:
                 scored.append(Neighbour(record, round(sim, 3)))
         scored.sort(key=lambda nb: (-nb.similarity, nb.record.url))
         return scored[:k]
@@ -151,15 +188,16 @@ class Index:
         category scores by how unlike the *other* categories' reports the words
         are, which holds up when categories have very different numbers of
         reports. Scores become shares at :data:`SHARPNESS`. Records whose URL is
-        in ``exclude`` are taken out of the counts, so a report never judges itself.
+        in ``exclude`` are taken out of the counts (their words and their resolution),
+        so a report never judges itself.
         """
         skip = {u.lower() for u in exclude}
         gone: Counter[str] = Counter()
         gone_from: dict[str, Counter[str]] = {}
-        for r, vec in zip(self.records, self.vectors, strict=True):
-            if r.scope == "in" and r.url.lower() in skip:
+        for url, category, vec in self._taught:
+            if url and url in skip:
                 gone.update(vec)
-                gone_from.setdefault(r.label.category, Counter()).update(vec)
+                gone_from.setdefault(category, Counter()).update(vec)
         # Terms that only the left-out reports use are unknown to the model, as a new report's are.
         unknown = {t for t, w in gone.items() if self._all[t] - w <= 1e-9}
         query = {t: w for t, w in self._vector(terms(text)).items() if t in self._all and t not in unknown}

@@ -204,7 +204,7 @@ def misses(outcomes: list[Outcome]) -> list[str]:
 
 def evaluate(kb: KnowledgeBase, records: Sequence[Record], with_title: bool = True) -> dict[str, list[Outcome]]:
     """Every record of each split through the user's path; only development records vote as similar reports."""
-    index = Index([r for r in records if r.split == "dev" and r.scope == "in"])
+    index = api.solved_reports_index(kb, [r for r in records if r.split == "dev" and r.scope == "in"])
     return {
         name: [diagnose_record(kb, r, index, with_title) for r in records if r.split == name]
         for name in ("dev", "heldout")
