@@ -105,7 +105,10 @@ def test_the_evidence_line_says_what_the_word_model_learned_from(kb) -> None:
     index = api.solved_reports_index(kb, _SOLVED)
     diagnosis = api.analyse(kb, session, index=index).diagnosis
     lines = [ev.label for rc in diagnosis.causes for ev in rc.scored.items if ev.kind == "similar"]
-    assert lines and all(f"a word model over 5 reports and {len(index.examples)} worked examples" in x for x in lines)
+    want = (
+        f"a word model over 5 solved public reports, how they were resolved, and {len(index.examples)} worked examples"
+    )
+    assert lines and all(want in x for x in lines)
 
 
 def test_how_a_thread_was_resolved_teaches_the_word_model_but_never_judges_its_own_report() -> None:
@@ -125,3 +128,13 @@ def test_how_a_thread_was_resolved_teaches_the_word_model_but_never_judges_its_o
     # left out, the thread takes its resolution with it: the word is unknown and says nothing
     assert index.shares(text, exclude=["https://e/1"]) == {}
     assert len(index.vectors) == len(records)  # resolutions are never neighbours
+
+
+def test_a_worked_example_left_out_by_name_does_not_judge_its_own_words() -> None:
+    from triage.similar import Example
+
+    records = _SOLVED[:4]
+    text = "the DPO reference model doubles what sits on the GPU"
+    index = Index(records, [Example("multi_model", text, "case:dpo-reference-model-copy/x")])
+    assert max(index.shares(text).items(), key=lambda kv: kv[1])[0] == "multi_model"
+    assert "multi_model" not in index.shares(text, exclude=["case:dpo-reference-model-copy/x"])

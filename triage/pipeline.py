@@ -224,7 +224,7 @@ def worked_examples(kb: KnowledgeBase) -> tuple[Example, ...]:
     similar reports.
     """
     return tuple(
-        Example(kb.causes[cause].category.value, case.symptom)
+        Example(kb.causes[cause].category.value, case.symptom, case_name(cause, case.name))
         for cause, cases in sorted(kb.cases.items())
         if cause in kb.causes
         for case in cases.cases
@@ -232,12 +232,20 @@ def worked_examples(kb: KnowledgeBase) -> tuple[Example, ...]:
     )
 
 
+def case_name(cause: str, case: str) -> str:
+    """The name a worked case goes by in the word model (what ``exclude`` takes to leave it out)."""
+    return f"case:{cause}/{case}"
+
+
 def _similar_item(share: float, vote: float, n: int, examples: int) -> Item:
     label = (
-        f"solved public reports worded like yours ended with this kind of cause {share:.0%} of the time"
-        f" (a word model over {n} reports and {examples} worked examples)"
+        f"reports worded like yours ended with this kind of cause {share:.0%} of the time"
+        f" (a word model over {n} solved public reports, how they were resolved, and {examples} worked examples)"
     )
-    zh = f"与您措辞相似的已解决公开报告中约 {share:.0%} 最终是这类原因（基于 {n} 篇报告和 {examples} 个示例的词语模型）"
+    zh = (
+        f"与您措辞相似的报告中约 {share:.0%} 最终是这类原因"
+        f"（基于 {n} 篇已解决的公开报告、它们的解决方式和 {examples} 个示例的词语模型）"
+    )
     return Item("similar", label, vote, "true", label_zh=zh)
 
 
@@ -360,6 +368,7 @@ __all__ = [
     "Inputs",
     "alternatives_of",
     "analyse",
+    "case_name",
     "estimate_inputs",
     "fit_inputs",
     "read",

@@ -91,6 +91,8 @@ class Example:
 
     category: str
     text: str
+    name: str = ""
+    """Where it comes from (``case:<cause>/<case>``), so that ``exclude`` can leave it out like a report."""
 
 
 @dataclass(frozen=True)
@@ -132,14 +134,14 @@ class Index:
             self.idf, every = cached
         self.vectors = every[: len(texts)]
         rest = every[len(texts) :]
-        # what the word model learns from: (the report's URL, or "" for a worked example; category; vector)
+        # what the word model learns from: (the report's URL or the example's name, category, vector)
         self._taught: tuple[tuple[str, str, dict[str, float]], ...] = (
             *(
                 (r.url.lower(), r.label.category, v)
                 for r, v in zip(self.records, self.vectors, strict=True)
                 if r.scope == "in"
             ),
-            *(("", e.category, v) for e, v in zip(self.examples, rest[: len(self.examples)], strict=True)),
+            *((e.name.lower(), e.category, v) for e, v in zip(self.examples, rest[: len(self.examples)], strict=True)),
             *((r.url.lower(), r.label.category, v) for r, v in zip(resolved, rest[len(self.examples) :], strict=True)),
         )
         self._count()
@@ -189,7 +191,7 @@ class Index:
         are, which holds up when categories have very different numbers of
         reports. Scores become shares at :data:`SHARPNESS`. Records whose URL is
         in ``exclude`` are taken out of the counts (their words and their resolution),
-        so a report never judges itself.
+        so a report never judges itself; so are examples whose name is.
         """
         skip = {u.lower() for u in exclude}
         gone: Counter[str] = Counter()

@@ -13,7 +13,7 @@ from triage.kb.loader import load_knowledge
 from triage.kb.models import Case
 
 _KB, _ = load_knowledge()
-_VOTE_LINE = "solved public reports worded like yours"
+_VOTE_LINE = "reports worded like yours ended with this kind of cause"
 
 
 def _votes(result) -> float:
@@ -57,3 +57,26 @@ def test_a_rank_case_passes_within_its_top_k_whether_or_not_the_cause_is_likely(
 def test_a_rank_case_needs_top_k():
     with pytest.raises(ValidationError, match="top_k"):
         Case(name="x", expect="rank", symptom="OOM")
+
+
+def test_with_the_corpus_a_case_never_votes_for_itself_through_the_worked_examples():
+    from triage.api import analyse, build_session, facts_from_mapping
+    from triage.corpus import load_corpus
+    from triage.facts import Source
+    from triage.pipeline import worked_examples
+    from triage.similar import Index
+
+    cause_id, case = _voted_case()
+    full = run_case(_KB, cause_id, case, similar=True)
+    every = worked_examples(_KB)
+    others = [e for e in every if e.text != case.symptom]
+    assert len(others) < len(every)  # the case is itself a worked example
+    index = Index([r for r in load_corpus() if r.scope == "in"], others)
+    facts = facts_from_mapping(_KB, case.facts, Source("case", excerpt=case.name))
+    without = analyse(_KB, build_session(_KB, symptoms=[case.symptom or ""], facts=facts), index=index).diagnosis
+    want = {rc.id: _votes_of(rc) for rc in without.causes}
+    assert {rc.id: _votes_of(rc) for rc in full.diagnosis.causes} == pytest.approx(want)
+
+
+def _votes_of(rc) -> float:
+    return sum(i.weight for i in rc.scored.items if i.kind == "similar")

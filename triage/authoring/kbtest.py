@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from triage.api import analyse, build_session, facts_from_mapping
+from triage.api import analyse, build_session, case_name, facts_from_mapping
 from triage.engine.diagnose import Diagnosis, RankedCause
 from triage.facts import Source
 from triage.kb.loader import KnowledgeBase
@@ -58,11 +58,16 @@ def run_case(kb: KnowledgeBase, cause_id: str, case: Case, similar: bool = False
 
     A case is a claim about the knowledge base, so by default the votes of the bundled corpus'
     similar solved reports are left out: records joining the corpus never change a case's outcome.
-    ``similar=True`` runs the user's whole path, those votes included (``triage kb test --with-corpus``).
+    ``similar=True`` runs the user's whole path, those votes included (``triage kb test --with-corpus``),
+    except that no worked case with the case's own words teaches the word model: a case never votes for itself.
     """
     facts = facts_from_mapping(kb, case.facts, Source("case", excerpt=case.name))
     session = build_session(kb, symptoms=[case.symptom or ""], facts=facts)
-    diagnosis = analyse(kb, session, index=None if similar else _no_corpus()).diagnosis
+    if similar:
+        own = [case_name(cid, c.name) for cid, c in iter_cases(kb) if case.symptom and c.symptom == case.symptom]
+        diagnosis = analyse(kb, session, exclude=own).diagnosis
+    else:
+        diagnosis = analyse(kb, session, index=_no_corpus()).diagnosis
     live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
     target = next(rc for rc in diagnosis.causes if rc.id == cause_id)
     rank = next((i for i, rc in enumerate(live, 1) if rc.id == cause_id), None)
