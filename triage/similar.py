@@ -118,9 +118,14 @@ class Index:
         resolved = [r for r in self.records if r.scope == "in" and r.label.resolution.strip()]
         texts = [f"{r.title}\n{r.report}" for r in self.records]
         learned = [*(e.text for e in self.examples), *(r.label.resolution for r in resolved)]
-        self._documents = len(texts) + len(learned)
-        key = _key([*texts, *(f"{e.category}\0{e.text}" for e in self.examples), *(f"\1{t}" for t in learned)])
-        cached = _cached(key, self._documents)
+        key = _key(
+            [
+                *texts,
+                *(f"{e.category}\0{e.text}" for e in self.examples),
+                *(f"\1{r.label.resolution}" for r in resolved),
+            ]
+        )
+        cached = _cached(key, len(texts) + len(learned))
         if cached is None:
             bags = [terms(text) for text in [*texts, *learned]]
             df: Counter[str] = Counter()
