@@ -45,11 +45,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: then the threads' resolution sentences too: held-out 0.411 / 0.594, development 0.518 / 0.697 (body-only
 #: 0.37 / 0.53 and 0.47 / 0.63); floors raised (held-out 0.37 -> 0.40, 0.53 -> 0.57; development 0.47 -> 0.50,
 #: 0.66 -> 0.68).
+#: Seventeenth session (2026-12-05), no new records, 391 more worked cases written as users write (203 in Chinese)
+#: and the similar reports' evidence the log of their share: held-out 0.433 / 0.646 (English 0.47 / 0.66, Chinese
+#: 0.39 / 0.63), development 0.522 / 0.711 (body-only 0.38 / 0.59 and 0.48 / 0.65); floors raised (held-out
+#: 0.40 -> 0.42, 0.57 -> 0.62; development 0.50 -> 0.51, 0.68 -> 0.70).
 FLOORS = {
-    ("heldout", "top3"): 0.57,
-    ("heldout", "top1"): 0.40,
-    ("dev", "top3"): 0.68,
-    ("dev", "top1"): 0.50,
+    ("heldout", "top3"): 0.62,
+    ("heldout", "top1"): 0.42,
+    ("dev", "top3"): 0.70,
+    ("dev", "top1"): 0.51,
 }
 #: The same floors for the first post's body without its title (the measure until 2026-12-03). Development
 #: top-3 lowered from 0.55 to 0.53 in the sixth session, when 112 unseen records joined (549 development, 326
@@ -62,10 +66,12 @@ FLOORS = {
 #: 0.585): held-out 0.30 -> 0.32 and 0.46 -> 0.48, development 0.38 -> 0.40 and 0.54 -> 0.56.
 #: Raised in the sixteenth session with the worked cases and resolutions (body-only held-out 0.37 / 0.53,
 #: development 0.47 / 0.63): held-out 0.32 -> 0.34 and 0.48 -> 0.51, development 0.42 -> 0.45 and 0.58 -> 0.60.
+#: Raised in the seventeenth session with 391 more worked cases and the log of the share (body-only held-out
+#: 0.38 / 0.59, development 0.48 / 0.65): held-out 0.34 -> 0.36 and 0.51 -> 0.56, development 0.60 -> 0.62.
 BODY_ONLY_FLOORS = {
-    ("heldout", "top3"): 0.51,
-    ("heldout", "top1"): 0.34,
-    ("dev", "top3"): 0.60,
+    ("heldout", "top3"): 0.56,
+    ("heldout", "top1"): 0.36,
+    ("dev", "top3"): 0.62,
     ("dev", "top1"): 0.45,
 }
 

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from triage.corpus import Label, Record
-from triage.similar import CATEGORY_WEIGHT, MIN_SHARE, Index, votes
+from triage.similar import CATEGORY_WEIGHT, SHARE_FLOOR, Index, votes
 
 
 def _record(url: str, report: str, category: str, cause_id: str | None = None, scope: str = "in") -> Record:
     return Record(url, "o/r", "en", "t", report, Label(category, cause_id), scope=scope)
 
 
-def test_a_category_gains_in_proportion_to_its_share_and_small_shares_add_nothing() -> None:
-    got = votes({"eval_on_gpu": 0.6, "seq_len": 0.37, "batch_size": MIN_SHARE / 2})
+def test_a_category_gains_by_the_log_of_its_share_and_shares_at_the_floor_add_nothing() -> None:
+    got = votes({"eval_on_gpu": 0.6, "seq_len": 0.3, "fragmentation": 0.02, "batch_size": SHARE_FLOOR})
     assert got == {
-        "eval_on_gpu": pytest.approx(CATEGORY_WEIGHT * 0.6),
-        "seq_len": pytest.approx(CATEGORY_WEIGHT * 0.37),
+        "eval_on_gpu": pytest.approx(CATEGORY_WEIGHT * math.log(0.6 / SHARE_FLOOR), abs=1e-3),
+        "seq_len": pytest.approx(CATEGORY_WEIGHT * math.log(0.3 / SHARE_FLOOR), abs=1e-3),
+        "fragmentation": pytest.approx(CATEGORY_WEIGHT * math.log(2), abs=1e-3),
     }
+    # doubling a share adds the same evidence, wherever it starts
+    assert got["eval_on_gpu"] - got["seq_len"] == pytest.approx(got["fragmentation"], abs=2e-3)
     assert votes({}) == {}
 
 
@@ -109,6 +114,27 @@ def test_the_evidence_line_says_what_the_word_model_learned_from(kb) -> None:
         f"a word model over 5 solved public reports, how they were resolved, and {len(index.examples)} worked examples"
     )
     assert lines and all(want in x for x in lines)
+
+
+def test_the_evidence_line_says_where_a_small_share_stands_among_the_kinds(kb) -> None:
+    from triage import api
+
+    session = api.build_session(kb, symptoms=["OOM in my evaluation loop, eval_accumulation_steps did not help"])
+    index = api.solved_reports_index(kb, _SOLVED)
+    shares = index.shares(session.text)
+    order = sorted(shares, key=lambda c: -shares[c])
+    diagnosis = api.analyse(kb, session, index=index).diagnosis
+    lines = {
+        rc.scored.cause.category.value: ev.label
+        for rc in diagnosis.causes
+        for ev in rc.scored.items
+        if ev.kind == "similar"
+    }
+    kinds = len(shares)
+    assert f"more often than any other of {kinds} kinds" in lines[order[0]]
+    second = next(c for c in order[1:] if c in lines)
+    place = {2: "2nd", 3: "3rd"}.get(order.index(second) + 1, f"{order.index(second) + 1}th")
+    assert f"the {place} most often of {kinds} kinds" in lines[second]
 
 
 def test_how_a_thread_was_resolved_teaches_the_word_model_but_never_judges_its_own_report() -> None:

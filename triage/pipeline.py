@@ -237,16 +237,28 @@ def case_name(cause: str, case: str) -> str:
     return f"case:{cause}/{case}"
 
 
-def _similar_item(share: float, vote: float, n: int, examples: int) -> Item:
+def _similar_item(share: float, rank: int, kinds: int, vote: float, n: int, examples: int) -> Item:
+    """The evidence line of a category's share: the share, where it stands among the ``kinds`` categories (a small
+    share still adds a little when most kinds get less), and what the word model learned from."""
+    among = f"the {_ordinal(rank)} most often of {kinds} kinds"
+    if rank == 1:
+        among = f"more often than any other of {kinds} kinds"
+    among_zh = f"在 {kinds} 类原因中最多" if rank == 1 else f"在 {kinds} 类原因中排第 {rank}"
     label = (
-        f"reports worded like yours ended with this kind of cause {share:.0%} of the time"
+        f"reports worded like yours ended with this kind of cause {share:.0%} of the time, {among}"
         f" (a word model over {n} solved public reports, how they were resolved, and {examples} worked examples)"
     )
     zh = (
-        f"与您措辞相似的报告中约 {share:.0%} 最终是这类原因"
+        f"与您措辞相似的报告中约 {share:.0%} 最终是这类原因，{among_zh}"
         f"（基于 {n} 篇已解决的公开报告、它们的解决方式和 {examples} 个示例的词语模型）"
     )
     return Item("similar", label, vote, "true", label_zh=zh)
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def scorer_for(
@@ -265,8 +277,10 @@ def scorer_for(
         shares = index.shares(text, exclude=exclude)
         left_out = {u.lower() for u in exclude}
         solved = sum(1 for r in index.records if r.scope == "in" and r.url.lower() not in left_out)
+        order = sorted(shares, key=lambda cat: (-shares[cat], cat))
         by_category = {
-            cat: [_similar_item(shares[cat], vote, solved, len(index.examples))] for cat, vote in votes(shares).items()
+            cat: [_similar_item(shares[cat], order.index(cat) + 1, len(shares), vote, solved, len(index.examples))]
+            for cat, vote in votes(shares).items()
         }
         neighbours = tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))
     fixes = remedy_fixes(kb.causes, kb.remedies)
