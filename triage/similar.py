@@ -73,8 +73,9 @@ SHARE_FLOOR = 0.01
 # 0.522 / 0.702 once the cases of December 2026 joined; 0.6 * ln(share / 1 %) reads 0.529 / 0.708 and 0.525 / 0.713
 # (weights 0.5 / 0.7 / 0.8: 0.523 / 0.717, 0.522 / 0.709, 0.523 / 0.709; floors of 2 %, 3 % and the even share of
 # 1 in 24, less). Both halves of the split and both languages rose. (The sweep re-ranked each record's stored
-# evidence; bench/bench_accuracy.py reads 0.522 / 0.711 at the setting kept.) The even share as the floor was also measured on
-# held-out (0.422 / 0.605 against 0.433 / 0.646 from 1 %); the floor of 1 % was the development's choice and stays.
+# evidence; bench/bench_accuracy.py reads 0.522 / 0.711 at the setting kept.) The even share as the floor was also
+# measured on held-out (0.422 / 0.605 against 0.433 / 0.646 from 1 %); the floor of 1 % was the development's choice
+# and stays.
 
 
 def terms(text: str) -> Counter[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage.engine.signals import match_all
+from triage.engine.signals import match_all, unspaced
 from triage.kb.models import Signal
 
 
@@ -44,3 +44,22 @@ def test_the_sdpa_regression_signal_needs_a_memory_comparison(kb) -> None:
     assert "the text points at SDPA memory in 4.38/4.39" not in said
     compared = match_all(signals, "Llama with the SDPA attention on 4.37.2 uses less memory than 4.38.2")
     assert "the text points at SDPA memory in 4.38/4.39" in {m.signal.label for m in compared}
+
+
+@pytest.mark.parametrize(
+    ("cause", "label", "text"),
+    [
+        ("zero3-states-exceed-gpus", "ZeRO-3 还是爆显存 / 开 offload 就能跑", "全参 qwen 14b，zero3 还是 OOM"),
+        ("micro-batch-too-large", "调小 batch 就能跑", "batch 调小就能跑，但是太慢了"),
+    ],
+)
+def test_chinese_written_with_spaces_around_english_words_is_read_like_without(kb, cause, label, text) -> None:
+    labels = {m.signal.label for m in match_all(kb.causes[cause].signals, text, kb.anchors)}
+    assert label in labels
+    assert label in {m.signal.label for m in match_all(kb.causes[cause].signals, unspaced(text), kb.anchors)}
+
+
+def test_unspaced_only_joins_chinese_to_latin_and_leaves_english_alone() -> None:
+    assert unspaced("保存 checkpoint 的时候 OOM 了") == "保存checkpoint的时候OOM了"
+    assert unspaced("OOM when loading the 7B model on 2 GPUs") == "OOM when loading the 7B model on 2 GPUs"
+    assert unspaced("显存 24 G\n第 2 步") == "显存24 G\n第2步"

@@ -15,6 +15,14 @@ from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, lo
         ("merge_and_unload 的时候显存不够", "merging"),
         # a line that names a part of the run and says it was training means that part
         ("during training the evaluation step runs out of memory", "evaluation"),
+        # the phase as the subject of the failure
+        ("Evaluation OOMs after the first epoch", "evaluation"),
+        ("evaluate() runs out of GPU memory on the 3000-row eval set", "evaluation"),
+        ("一到验证就爆显存", "evaluation"),
+        ("generation OOMs on long prompts", "generation"),
+        ("it OOMs every time it starts generating completions", "generation"),
+        ("OOM during deepspeed initialization, before the first step", "loading"),
+        ("with ZeRO-3 it OOMs in accelerator.prepare()", "loading"),
     ],
 )
 def test_the_first_phase_a_line_names(line: str, first: str) -> None:

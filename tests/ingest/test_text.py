@@ -211,3 +211,21 @@ def test_what_fixed_it_is_not_the_failing_run():
     assert _facts("bs=4 works fine, bs=8 OOMs")["batch_size"] == 8
     assert "transformers_version" not in _facts("upgrading to transformers 4.40 fixed it")
     assert _facts("max_length 2048, bs=4, OOM")["batch_size"] == 4
+
+
+def test_peft_print_trainable_parameters_gives_the_trainable_count_not_the_packed_total():
+    lora = facts("trainable params: 4,194,304 || all params: 3,504,607,232 || trainable%: 0.1197")
+    assert lora["trainable_params_b"] == 0.004194304
+    assert "model_params_b" not in lora  # a 4-bit model's "all params" counts packed weights as half
+    everything = facts("trainable params: 6738415616 || all params: 6738415616 || trainable%: 100.0")
+    assert everything["trainable_params_b"] == 6.738415616
+
+
+def test_a_base_left_trainable_is_named_from_the_pasted_parameter_count(kb):
+    from triage import api
+
+    text = "LoRA on Llama-2-7B, OOM at the first step\ntrainable params: 6,738,415,616 || all params: 6,738,415,616"
+    diagnosis = api.analyse(kb, api.build_session(kb, symptoms=[text]), index=None).diagnosis
+    top = diagnosis.causes[0]
+    assert top.id == "base-model-not-frozen"
+    assert any(i.label == "a billion or more trainable parameters" and i.state == "true" for i in top.scored.items)

@@ -75,9 +75,35 @@ def match_signal(signal: Signal, text: str, lowered: str, anchors: Anchors | Non
     return None
 
 
+#: Spaces and tabs between a Chinese character and a Latin letter or digit (either way round).
+_CJK_SPACING = re.compile(
+    r"(?<=[\u4e00-\u9fff\uff0c\u3002\uff1a\uff1b])[ \t]+(?=[A-Za-z0-9_(])"
+    r"|(?<=[A-Za-z0-9_)%])[ \t]+(?=[\u4e00-\u9fff])"
+)
+
+
+def unspaced(text: str) -> str:
+    """``text`` without the spaces many Chinese writers put around English words and numbers.
+
+    "保存 checkpoint 的时候就爆显存", "zero3 还是 OOM", "batch 调小就能跑" read as "保存checkpoint的时候就爆显存",
+    "zero3还是OOM", "batch调小就能跑", the way the knowledge base's Chinese patterns are written.
+    """
+    return _CJK_SPACING.sub("", text)
+
+
 def match_all(signals: list[Signal], text: str, anchors: Anchors | None = None) -> list[Match]:
-    """Every signal of the list that matches ``text``."""
+    """Every signal of the list that matches ``text``, or failing that the same text :func:`unspaced`
+    (a match is only ever added: a pattern written for the spaced form still matches it)."""
     if not text:
         return []
     lowered = text.lower()
-    return [m for s in signals if (m := match_signal(s, text, lowered, anchors)) is not None]
+    tight = unspaced(text)
+    tight_lowered = tight.lower() if tight != text else ""
+    found = []
+    for s in signals:
+        m = match_signal(s, text, lowered, anchors)
+        if m is None and tight_lowered:
+            m = match_signal(s, tight, tight_lowered, anchors)
+        if m is not None:
+            found.append(m)
+    return found

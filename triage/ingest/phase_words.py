@@ -41,11 +41,18 @@ _PHASES = (
         r"(?<![\w/-])(?:opencompass|evalscope)\s+(?:run\s+)?(?:--|\w+\.py)|"
         r"\b(?:when|while|during)\s+(?:running\s+)?(?:the\s+)?[A-Z][\w-]*\s+eval(?:uation|uating)?\b|"
         # "trying to evaluate `sarvam-1` model on MMLU dataset", "进行大规模数据evaluation"
-        r"\b(?:trying|tried|try|attempting)\s+to\s+evaluate\b|(?:进行|做|跑)[^，。,；;]{0,10}(?:evaluation|评估|评测)",
+        r"\b(?:trying|tried|try|attempting)\s+to\s+evaluate\b|(?:进行|做|跑)[^，。,；;]{0,10}(?:evaluation|评估|评测)|"
+        # the phase as the subject of the failure: "Evaluation OOMs", "evaluate() runs out of GPU memory", "一到验证就爆显存"
+        r"\b(?:evaluation|validation|eval|evaluate\(\))\s+(?:also\s+|always\s+|still\s+|then\s+)?(?:ooms?|oomed|crash(?:es|ed)?|"
+        r"fails?|runs?\s+out\s+of\s+(?:gpu\s+|cuda\s+)?memory)\b|一到\s*(?:评估|验证|eval)",
     ),
     (
         "generation",
         r"\b(?:during|while|when|in|for|at)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
+        # "generation OOMs on long prompts", "it OOMs every time it starts generating completions"
+        r"\b(?:generation|sampling|decoding)\s+(?:also\s+|always\s+|still\s+)?(?:ooms?|oomed|crash(?:es|ed)?|fails?|"
+        r"runs?\s+out\s+of\s+(?:gpu\s+|cuda\s+)?memory)\b|\b(?:ooms?|crash(?:es)?|dies|runs?\s+out\s+of\s+(?:gpu\s+)?memory)\s+"
+        r"(?:\w+\s+)?(?:when|while|whenever|every\s+time|as\s+soon\s+as)\s+(?:it\s+|i\s+|we\s+)?(?:starts?\s+|begins?\s+)?generating\b|"
         r"\b(?:oom|out of memory|crash(?:es)?)\s+on\s+inference\b|"
         r"\binference\s+(?:runs?\s+out\s+of\s+(?:gpu\s+)?memory|ooms?|crash(?:es|ed)?|fails?)\b|"
         r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
@@ -121,7 +128,9 @@ _PHASES = (
         r"\b(?:try(?:ing)?|tried|attempt(?:ing|ed)?)\s+to\s+load\b(?!\s*-?balanc)|\bwhen\s+(?:i|we)\s+(?:try\s+to\s+)?load\b(?!\s*-?balanc)|"
         r"\bcan\s+not\s+(?:even\s+)?load\s+(?:the\s+|my\s+|a\s+)?(?:[\w.-]{1,40}\s+)?model\b|"
         # start-up named: "in the initialization of DSPipeline", "crash during setup", "初始化时"; a load stopped part way
-        r"\b(?:during|in|at)\s+(?:the\s+)?(?:model\s+)?initiali[sz](?:ation|ing)\b|(?:模型)?初始化(?:时|的时候|阶段)|"
+        r"\b(?:during|in|at)\s+(?:the\s+)?(?:model\s+|deepspeed\s+|engine\s+)?initiali[sz](?:ation|ing)\b|(?:模型)?初始化(?:时|的时候|阶段)|"
+        # accelerate's prepare places (and under ZeRO-3 or FSDP partitions) the model: "OOMs in accelerator.prepare()"
+        r"\b(?:ooms?|oomed|out\s+of\s+memory|crash\w*|fails?|failed|dies|died)\s+(?:\w+\s+)?(?:in|during|at|inside)\s+(?:the\s+)?`?accelerator\.prepare\b|"
         r"\b(?:crash\w*|fail\w*|oom\w*|dies|died)\s+(?:\w+\s+)?during\s+(?:the\s+)?set-?up\b|加载到\s*\d{1,2}\s*%|"
         # "OOM in from_pretrained" (a setting passed "in from_pretrained" is not where it failed)
         r"\b(?:oom|out\s+of\s+memory|fails?|failed|crash\w*|dies|died|killed)\s+(?:\w+\s+){0,2}in\s+(?:the\s+)?`?from_pretrained\b|"

@@ -562,6 +562,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _in_lora_context(_simple("lora_r")),
     ),
     (
+        # peft's print_trainable_parameters(): "trainable params: 4,194,304 || all params: 6,742,609,920 || trainable%:
+        # 0.06"; "all params" counts a 4-bit model's packed weights as half, so only the trainable count is taken
+        r"\btrainable\s+params\s*[:=]\s*(?P<n>\d[\d,]*)\s*\|\|\s*all\s+params",
+        lambda m: [("trainable_params_b", _num(m.group("n")) / 1e9)],
+    ),
+    (
         r"(?<![\w.-])(?:lora[ _]?)?dropout" + _SEP + r"(?P<n>0?\.\d+|0|1)(?![.\d])",
         _in_lora_context(_simple("lora_dropout")),
     ),
