@@ -13,8 +13,9 @@ from triage.interview import Interview
 
 
 def test_a_weak_top_cause_is_shown_as_often_right_as_it_is():
-    # on real reports a top cause the engine scores at 10 % is the right kind of cause about a third of the time
-    assert 0.25 < shown(0.10) < 0.4
+    # on real reports a top cause the engine scores at 7-15 % is the right kind of cause about one time in five (19 % of
+    # 104 development reports since the similar reports' evidence became the log of their share; a third before)
+    assert 0.15 < shown(0.10) < 0.3
     # and one it scores at 99 % is wrong now and then
     assert 0.9 < shown(0.99) < 0.99
 

@@ -229,3 +229,10 @@ def test_a_base_left_trainable_is_named_from_the_pasted_parameter_count(kb):
     top = diagnosis.causes[0]
     assert top.id == "base-model-not-frozen"
     assert any(i.label == "a billion or more trainable parameters" and i.state == "true" for i in top.scored.items)
+
+
+def test_a_local_chat_app_beside_a_fine_tune_is_another_process_not_a_server_out_of_scope():
+    beside = facts("LLaMA-Factory 训练 Llama-3-8B LoRA 报 CUDA out of memory\n1375 是我后台开着的 ollama，忘了关了")
+    assert "out_of_scope" not in beside
+    assert beside["finetune_method"] == "lora"
+    assert facts("ollama run llama3:70b gives CUDA out of memory on my 4090")["out_of_scope"] == "serving"

@@ -1248,6 +1248,10 @@ _DDP = re.compile(
 _HARNESS = re.compile(r"(?<![\w/-])lm[_-]eval\b(?!uation)|\bsimple_evaluate\(", _I)
 
 
+#: A local chat app that holds a model on the card, often left running beside a training run.
+_LOCAL_APP = re.compile(r"\bollama\b|\bllama\.?cpp\b", re.IGNORECASE)
+
+
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
@@ -1470,6 +1474,16 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         put([("distributed", "model_parallel")], device_map.line or 1, device_map.excerpt or "", _SPLIT_NOTE)
     if (rl_context or harness) and out.get("out_of_scope") is not None and out["out_of_scope"].raw == "serving":
         # vLLM generating rollouts inside an RL trainer is training memory; as lm_eval's backend, an evaluation
+        del out["out_of_scope"]
+    scope = out.get("out_of_scope")
+    if (
+        scope is not None
+        and scope.raw == "serving"
+        and _LOCAL_APP.search(scope.excerpt or "")
+        and ("finetune_method" in out or "trainer_type" in out)
+    ):
+        # "训练 Llama-3-8B LoRA 报错 ... 1375 是我后台开着的 ollama": a local chat app beside a fine-tune is another
+        # process on the card, not the run that failed
         del out["out_of_scope"]
     kind = out.get("error_kind")
     if (
