@@ -6,8 +6,8 @@ kind of cause for 45 % of them, one scored at 90 % or more for 88 %. Platt scali
 ``A`` and ``B`` fitted by log loss on those development reports (2026-12-04), makes the shown figure mean what it
 says: the expected calibration error of the top answer (five bins) falls from 0.21 to 0.02 on development and
 from 0.19 to 0.04 on the held-out split, which the fit never saw (``docs/accuracy.md`` keeps the table). Fitted
-again (2026-12-05) when the similar reports' evidence became the log of their share: the slope and offset of
-before left development at 0.083, these 0.046 (held-out 0.030). The other
+again (2026-12-05) when the similar reports' evidence became the log of their share: the old slope and offset left
+an expected error of 0.083 on development, these leave 0.046 (held-out 0.030). The other
 causes keep their proportions and share what is left, so the order never changes.
 
 The calibrated figures are what the user is shown and what the remedies are weighted by (a remedy of the first
