@@ -236,3 +236,12 @@ def test_a_local_chat_app_beside_a_fine_tune_is_another_process_not_a_server_out
     assert "out_of_scope" not in beside
     assert beside["finetune_method"] == "lora"
     assert facts("ollama run llama3:70b gives CUDA out of memory on my 4090")["out_of_scope"] == "serving"
+
+
+def test_a_server_or_image_app_said_to_run_beside_a_fine_tune_is_not_the_run():
+    background = facts("Phi-3-mini LoRA on my RTX 3060 OOMs at step 0. I had ComfyUI running in the background.")
+    assert "out_of_scope" not in background
+    container = facts("Mistral-7B QLoRA OOMs.\nOn this host there is also a TGI container serving a model on GPU 0.")
+    assert "out_of_scope" not in container
+    # serving the fine-tuned model is still the server's own memory
+    assert facts("After LoRA fine-tuning, vllm serve ./merged runs out of memory")["out_of_scope"] == "serving"

@@ -1250,6 +1250,14 @@ _HARNESS = re.compile(r"(?<![\w/-])lm[_-]eval\b(?!uation)|\bsimple_evaluate\(", 
 
 #: A local chat app that holds a model on the card, often left running beside a training run.
 _LOCAL_APP = re.compile(r"\bollama\b|\bllama\.?cpp\b", re.IGNORECASE)
+#: Something said to run beside the run, on the same card: another process, not the run that failed.
+_BESIDE = re.compile(
+    r"\b(?:running|open|left|still\s+up)\s+in\s+the\s+background\b|\bon\s+the\s+same\s+(?:card|gpu|node|machine)\b|"
+    r"\bsame\s+(?:card|gpu)\s+as\b|\bcontainer\s+(?:is\s+)?(?:still\s+)?(?:running|holding|using)\b|"
+    r"\b(?:there\s+is\s+)?also\s+(?:a\s+|an\s+)?(?:[\w.-]+\s+){0,3}(?:serving|running)\b|"
+    r"后台(?:开着|挂着|跑着|还|运行)|(?:同一张|同一块|这张)(?:卡|显卡|GPU)上?(?:还)?(?:挂着|开着|跑着)|(?:还|一直)(?:挂着|开着)|上(?:还|也)?挂着",
+    re.IGNORECASE,
+)
 
 
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
@@ -1278,6 +1286,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Where the text says several processes share the work, used when no other scheme is named."""
     harness = False
     """Whether the text runs an evaluation harness (``lm_eval``): its ``--batch_size`` is the evaluation batch."""
+    beside = False
+    """Whether the text says something else runs beside the run on the same card ("in the background", "同一张卡上挂着")."""
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
         for name, value in pairs:
@@ -1307,6 +1317,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         if in_fix and HEADING.match(raw_line):
             in_fix = False
         harness = harness or _HARNESS.search(raw_line) is not None
+        beside = beside or _BESIDE.search(raw_line) is not None
         oom = _OOM_START.search(raw_line)
         if oom is not None:
             # a pasted PyTorch message's figures are not the user's words: drop the message; a bare
@@ -1478,12 +1489,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     scope = out.get("out_of_scope")
     if (
         scope is not None
-        and scope.raw == "serving"
-        and _LOCAL_APP.search(scope.excerpt or "")
+        and (_LOCAL_APP.search(scope.excerpt or "") or beside)
         and ("finetune_method" in out or "trainer_type" in out)
     ):
-        # "训练 Llama-3-8B LoRA 报错 ... 1375 是我后台开着的 ollama": a local chat app beside a fine-tune is another
-        # process on the card, not the run that failed
+        # "训练 Llama-3-8B LoRA 报错 ... 1375 是我后台开着的 ollama", "Phi-3 LoRA OOMs ... I had ComfyUI running in the
+        # background": a server or an image app beside a fine-tune is another process on the card, not the run that failed
         del out["out_of_scope"]
     kind = out.get("error_kind")
     if (
