@@ -245,3 +245,62 @@ def test_a_server_or_image_app_said_to_run_beside_a_fine_tune_is_not_the_run():
     assert "out_of_scope" not in container
     # serving the fine-tuned model is still the server's own memory
     assert facts("After LoRA fine-tuning, vllm serve ./merged runs out of memory")["out_of_scope"] == "serving"
+
+
+def test_a_run_that_trained_first_is_read_from_rough_counts_and_chinese_numerals():
+    for said in (
+        "It ran fine for about 3000 steps and then crashed with CUDA out of memory",
+        "Training runs for a couple of thousand steps and then dies with OOM",
+        "Loss looked fine for ~4000 steps, then CUDA OOM",
+        "跑了一千二百多步突然 OOM",
+        "跑了两三个小时之后 OOM",
+        "跑了一晚上，早上起来发现 OOM 了",
+        "挂在 2000 多步的时候",
+        "跑到三分之二的时候 OOM",
+        "1500 步之前都正常，之后就爆显存",
+    ):
+        assert facts(said).get("trained_before_oom") is True, said
+    # a plan is not a run that trained: nothing is read from the number of steps it is set to
+    assert "trained_before_oom" not in facts("I set max_steps to 3000 and it OOMs at the first step")
+
+
+def test_a_value_that_works_then_the_one_that_fails_gives_the_failing_one():
+    found = facts("max_length 1024 能跑，调成 4096 就 OOM")
+    assert found["max_length"] == 4096
+    assert found["resolved_by"] == "max_length"
+    assert facts("--max_length 2048 works but 4096 OOMs")["max_length"] == 4096
+    assert facts("batch size 2 works fine, but at 8 it runs out of memory")["batch_size"] == 8
+    assert facts("per_device_train_batch_size 从 2 改成了 8 就 OOM 了")["batch_size"] == 8
+    # a count of cards after it is not the setting's value
+    assert str(facts("batch_size 4 works on one card; with 2 GPUs it OOMs")["batch_size"]) == "4"
+    assert str(facts("max_length 2048 works")["max_length"]) == "2048"
+
+
+def test_a_batch_size_set_with_a_bare_chinese_verb():
+    assert facts("batch_size 设 32 就爆显存")["batch_size"] == "32"
+    assert facts("batch_size 设的 16，还是 OOM")["batch_size"] == "16"
+
+
+def test_fsdp_said_as_what_the_run_uses():
+    for said in (
+        "用 FSDP 训练 qwen 7b 爆显存",
+        "accelerate + FSDP 全参微调 OOM",
+        "distributed_type: FSDP",
+        "We moved from DDP to FSDP and now it OOMs",
+    ):
+        assert facts(said).get("distributed") == "fsdp", said
+    assert facts("We use DDP and it OOMs").get("distributed") == "ddp"
+    assert "distributed" not in facts("没用 FSDP，单卡训练")
+
+
+def test_a_quantization_flag_set_off_is_not_quantization():
+    assert "quantization" not in facts("model = FastLanguageModel.from_pretrained(name, load_in_4bit = False)")
+    assert "quantization" not in facts("AutoModelForCausalLM.from_pretrained(name, load_in_8bit=False)")
+    assert facts("AutoModelForCausalLM.from_pretrained(name, load_in_4bit=True)")["quantization"] == "4bit"
+
+
+def test_the_step_that_went_through_is_not_the_phase_that_failed():
+    said = "loss.backward() works, but then optimizer.step() crashes with CUDA out of memory"
+    assert facts(said)["phase"] == "optimizer"
+    assert facts("loss.backward() 之后是 25G，一进 optimizer.step() 就报 OOM")["phase"] == "optimizer"
+    assert facts("OOM in loss.backward()")["phase"] == "backward"

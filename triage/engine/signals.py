@@ -91,14 +91,20 @@ def unspaced(text: str) -> str:
     return _CJK_SPACING.sub("", text)
 
 
+@lru_cache(maxsize=4)
+def _forms(text: str) -> tuple[str, str, str]:
+    """``text`` lowered, :func:`unspaced`, and that lowered ("" when unspacing changed nothing): worked out once
+    per text, not once per cause (a diagnosis matches the same text for every cause and myth)."""
+    tight = unspaced(text)
+    return text.lower(), tight, tight.lower() if tight != text else ""
+
+
 def match_all(signals: list[Signal], text: str, anchors: Anchors | None = None) -> list[Match]:
     """Every signal of the list that matches ``text``, or failing that the same text :func:`unspaced`
     (a match is only ever added: a pattern written for the spaced form still matches it)."""
     if not text:
         return []
-    lowered = text.lower()
-    tight = unspaced(text)
-    tight_lowered = tight.lower() if tight != text else ""
+    lowered, tight, tight_lowered = _forms(text)
     found = []
     for s in signals:
         m = match_signal(s, text, lowered, anchors)

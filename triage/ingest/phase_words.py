@@ -155,7 +155,13 @@ _PHASES = (
         # a demo started: it loads the model first ("跑web_demo.py的时候提示内存不够"); chatting with it is generation
         r"(?:\b(?:web|cli|chat|api|openai_api)_demo|\bweb_?ui)\.py\b(?!\s*(?:后|之后|以后))",
     ),
-    ("backward", r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|loss\.backward|反向传播"),
+    (
+        "backward",
+        # not the step that went through: "loss.backward() works, but then optimizer.step() crashes", "loss.backward() 之后是 25G"
+        r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|"
+        r"loss\.backward(?!(?:\(\))?\s*(?:works|worked|is\s+fine|was\s+fine|goes\s+(?:through|fine)|went\s+(?:through|fine)|"
+        r"succeed|finish|complete|之后|以后|后|完|没问题|正常|能过|可以过))|反向传播",
+    ),
     (
         "optimizer",
         r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)|"

@@ -27,8 +27,10 @@ from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, lo
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
 #: Chinese verbs that set a value to a new one: "batch_size调到1", "cutoff_len从4096降到2048".
 _CHANGED_TO = "调到|调成|调为|调整为|调整到|改成|改为|改到|降到|降低到|降为|减到|减小到|减少到"
+#: Chinese verbs that raise a value: "cutoff_len 从 1024 加到 4096", "batch_size 从 2 调大到 8".
+_RAISED_TO = "加到|增加到|增大到|提高到|提升到|调大到|调高到|升到|改大到|加大到"
 _SEP = (
-    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|(?:都|均|也|已经?)?(?:为|是|设为|设置为|设成|设置成|设到|到)|已经|"
+    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|(?:都|均|也|已经?)?(?:为|是|设为|设置为|设成|设置成|设到|到|设置?(?:的|了)?(?=\s*\d))|已经|"
     r"(?:都)?(?:已经?)?(?:" + _CHANGED_TO + r")了?|"
     r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?"
     r"(?:set(?:ting)?|reduc(?:ed|ing|e)|lower(?:ed|ing)?|decreas(?:ed|ing|e)|drop(?:ped|ping)?|cut(?:ting)?)\s+"
@@ -59,6 +61,9 @@ _INLINE = re.compile(
     r"((?:[\w./+\-\[\]'\"]|,(?![\w.]+\s*=))+))?",
     _I,
 )
+#: After a flag's name: not set off ("load_in_4bit = False", "load_in_8bit=False", "'load_in_4bit': false").
+_NOT_SET_OFF = r"(?!['\"]?\s*[=:]\s*['\"]?(?:false|0|none|no)\b)"
+
 _BOOL_FLAG = {
     "gradient_checkpointing",
     "disable_gradient_checkpointing",
@@ -687,7 +692,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _unless_negated(_simple("finetune_method", "full")),
     ),
     (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
-    (r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b", _unless_negated(_simple("quantization", "4bit"))),
+    (
+        r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b" + _NOT_SET_OFF,
+        _unless_negated(_simple("quantization", "4bit")),
+    ),
     (r"(?:\.|\b)quantize\(\s*(?:bits\s*=\s*)?([48])\s*\)", lambda m: [("quantization", f"{m.group(1)}bit")]),
     # weights kept in full precision, said in words
     (
@@ -696,7 +704,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _unless_negated(_simple("torch_dtype", "fp32")),
     ),
     (
-        r"\b(?:load[_ ]in[_ ]8bit|8[- ]?bit|int8|8位量化)\b(?!\s*(?:adam|optim|lion))",
+        r"\b(?:load[_ ]in[_ ]8bit|8[- ]?bit|int8|8位量化)\b(?!\s*(?:adam|optim|lion))" + _NOT_SET_OFF,
         _unless_negated(_simple("quantization", "8bit")),
     ),
     (r"\b(bf16|fp16)\b", _unless_negated(lambda m: [("mixed_precision", m.group(1).lower())])),
@@ -841,6 +849,29 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:steps|iterations|batches|epochs)\b",
         _unless_negated(_simple("trained_before_oom", True)),
     ),
+    # the same with a rough count or in Chinese numerals: "ran fine for about 3000 steps", "runs for a couple of thousand
+    # steps and then dies", "跑了一千二百多步", "跑了两三个小时", "跑了一晚上", "挂在 2000 多步", "跑到三分之二", "1500 步之前都正常"
+    (
+        r"\b(?:fine|normally|well|ok|okay|smoothly|good)\s+for\s+(?:about\s+|around\s+|roughly\s+|over\s+|more\s+than\s+|"
+        r"nearly\s+|almost\s+|~\s*)?(?:\d[\d,.]*k?|a\s+couple\s+(?:of\s+)?(?:thousand|hundred)|a\s+few\s+(?:thousand|hundred)|"
+        r"several\s+(?:thousand|hundred)|thousands\s+of|hundreds\s+of)\s+(?:training\s+)?(?:steps|iterations|its|batches|epochs|hours|minutes)\b|"
+        r"\b(?:trains?|training|trained|ran|runs?|running|worked|works|goes|went)\s+for\s+(?:about\s+|around\s+|roughly\s+|over\s+|"
+        r"more\s+than\s+|~\s*)(?:\d[\d,.]*k?)\s+(?:steps|iterations|hours|epochs)\b|"
+        r"\b(?:a\s+couple\s+(?:of\s+)?|a\s+few\s+|several\s+)(?:thousand|hundred)\s+(?:training\s+)?(?:steps|iterations)\b|"
+        r"(?:跑|训练?)了\s*(?:不到|大概|大约|约|差不多)?\s*(?:\d+|[一二两三四五六七八九十百千万几]+)\s*多?\s*个?\s*(?:steps?|步|epochs?|轮|小时|钟头)|"
+        r"(?:跑|训练?)了\s*(?:整整)?(?:一个?|一整个?|大半个?|半个?)\s*(?:晚上|夜|通宵|白天|下午|上午|天)|"
+        r"(?:挂|死|崩|卡|停|断)在\s*(?:了)?\s*(?:第)?\s*\d+\s*多?\s*(?:个\s*)?(?:steps?|步|iters?)|"
+        r"(?:跑|训练?)到\s*(?:了)?\s*(?:大概|约)?\s*[一二三四五六七八九十]\s*分之\s*[一二三四五六七八九]|"
+        r"\d+\s*多?\s*(?:个\s*)?(?:steps?|步|epochs?|轮)\s*(?:之前|以前)\s*(?:都|一直|还)?\s*(?:正常|没问题|好好的|挺好|可以)",
+        _unless_negated(_simple("trained_before_oom", True)),
+    ),
+    # FSDP said as what the run uses: "用 FSDP 训练", "accelerate + FSDP 全参", "distributed_type: FSDP", "moved from DDP to FSDP"
+    (
+        r"(?:用|使用|采用|基于|开启了?|开了)\s*(?:pytorch\s*|torch\s*)?fsdp\b|\+\s*fsdp\b|\bfsdp\s*\+|"
+        r"\bfsdp\s*(?:训练|微调|全参|全量|多卡)|\bdistributed_type\s*[:=]\s*['\"]?fsdp\b|^\s*fsdp_config\s*:|"
+        r"\b(?:with|using|via|uses|use|used|enable|enabled|to)\s+(?:pytorch\s+|torch\s+|the\s+)?fsdp\b(?!\s*(?:is|was)\b)",
+        _unless_negated(_simple("distributed", "fsdp")),
+    ),
     # host RAM said in words: "CPU OOM", "not GPU memory, but regular system memory", "out of my 64G ram"
     (
         r"\b(?:cpu|host|system)\s+(?:oom|out\s+of\s+memory)\b|\bnot\s+(?:the\s+)?gpu\s+memory\b|"
@@ -934,7 +965,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:ooms?|crash(?:es|ed)?|fails?|failed|dies|died|errors?\s+out)\s+(?:immediately|instantly|right\s+away)\b|"
         r"\bimmediately\s+(?:ooms?|runs?\s+out|crash(?:es)?|fails?|dies)\b|\bas\s+soon\s+as\s+(?:the\s+)?training\s+(?:starts|begins)\b|"
         r"\bat\s+the\s+(?:very\s+)?(?:start|beginning)\s+of\s+(?:the\s+)?training\b|\bon\s+the\s+(?:very\s+)?first\s+batch\b|"
-        r"第一个\s*(?:step|batch|iteration|迭代)|刚(?:开始|启动)(?:训练)?就|(?:训练)?一(?:启动|跑)就|还没(?:开始)?(?:训练|跑)就",
+        r"第一个\s*(?:step|batch|iteration|迭代)|刚(?:开始|启动)(?:训练)?就|(?:训练)?一(?:启动|跑|运行|执行)就|还没(?:开始)?(?:训练|跑)就",
         _unless_negated(_simple("oom_step", 0)),
     ),
     # a later epoch: "at epoch 3", "第3个epoch的时候"
@@ -1155,11 +1186,29 @@ _LAUNCHER = re.compile(
 #: Words right before a setting that say the fix added it: "我增加load_in_8bit就可以正常跑", "I added use_cache=False".
 _ADDED = re.compile(r"(?:增加|加上|加了|添加|\badd(?:ed|ing)?|\bpass(?:ed|ing)?)\s*(?:了)?\s*(?:the\s+)?[`'\"]?$", _I)
 
-_FROM_TO = re.compile(
-    r"(?<![\w-])(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|batch[ _-]?size|\bbs\b|批大小|"
+#: A setting's name in the phrases that change it (:data:`_FROM_TO`, :data:`_WORKS_THEN`; :func:`_setting_named`).
+_CHANGED_KEY = (
+    r"(?:(?<=--)|(?<![\w-]))(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|batch[ _-]?size|\bbs\b|批大小|"
     r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
-    r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)\s*(?:from|从)\s*(?P<a>\d+)\s*"
-    r"(?:" + _CHANGED_TO + r"|变成|to|->|→|-->)\s*(?P<b>\d+)\b",
+    r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)"
+)
+_FROM_TO = re.compile(
+    _CHANGED_KEY + r"\s*(?:from|从)\s*(?P<a>\d+)\s*"
+    r"(?:(?:" + _CHANGED_TO + r"|" + _RAISED_TO + r"|变成)了?|to|->|→|-->)\s*(?P<b>\d+)\b",
+    _I,
+)
+
+#: A value that works, then the one that failed: "max_length 1024 能跑，调成 4096 就 OOM", "batch size 2 works fine, but
+#: at 8 it runs out of memory" (the failing run had the second; the first is what works).
+_WORKS_THEN = re.compile(
+    _CHANGED_KEY + r"\s*(?:[=:：]|为|是|设为|设成)?\s*(?P<a>\d+)\s*(?:的时候|时)?\s*(?:都|还|是)?\s*"
+    r"(?:能跑|可以跑|能训练|可以训练|没问题|正常|\bworks?\b|\bworked\b|\b(?:is|was)\s+fine\b|\bruns?\s+fine\b|\bran\s+fine\b|\bfits\b)"
+    r"[^。.;；!?\n\d]{0,16}?(?:[，,]\s*)?(?:但是?|可是|然而|\bbut\s+|\band\s+)?(?:一旦|如果)?\s*(?:(?:再)?(?:"
+    + _CHANGED_TO
+    + r"|"
+    + _RAISED_TO
+    + r"|设为|设成|换成|到)了?|\b(?:set|change|changed|increase|increased|raise|raised|bump|bumped|go|going|went)\s+(?:it\s+)?to\b|"
+    r"\b(?:at|with)\b)?\s*(?P<b>\d+)\b(?!\s*(?:gpus?|cards?|nodes?|张|块|卡|台|x\b|×|gb?\b|%|步|steps?))",
     _I,
 )
 
@@ -1416,6 +1465,14 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             # a line that names two cards ("a 3090 and a 4090") names no single one
             cards_named += [(number, m.group(0)) for m in one_card]
             several_cards = several_cards or len(mentions(line)) > 1
+        for m in _WORKS_THEN.finditer(line):
+            if FAILED.search(line, m.end(), m.end() + 40):
+                name = _setting_named(m.group("key"))
+                if name in out and out[name].line == number:
+                    del out[name]  # "max_length 1024" read inline on this line is the value that works
+                put([(name, int(m.group("b")))], number, m.group(0))
+                fixed[name] = int(m.group("a"))
+                fix_line = fix_line or number
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
