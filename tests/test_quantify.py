@@ -86,3 +86,24 @@ def test_the_weights_share_of_the_card_is_derived_with_the_dtype_it_assumes():
     assert derive(facts(model_params_b=7.0, gpu_name="A100 80GB")).value("weights_gpu_share") < 0.25
     in_4bit = derive(facts(model_params_b=70.0, gpu_name="A100 80GB", quantization="4bit"))
     assert in_4bit.value("weights_gpu_share") < 0.6
+
+
+def test_the_whole_model_against_one_card_is_derived_apart_from_the_shard_a_card_holds():
+    # 32B in bf16 over 4 x A100 40GB with ZeRO-3: each card holds a shard, but a process that loads the whole
+    # model (prediction with the same launcher) needs 60 GiB on one card
+    sharded = facts(
+        model_params_b=32.0,
+        gpu_name="A100 40GB",
+        gpu_count=4,
+        distributed="deepspeed",
+        zero_stage=3,
+        torch_dtype="bf16",
+        quantization="none",
+    )
+    got = derive(sharded)
+    assert got.value("weights_exceed_gpu") is False
+    assert got.value("whole_weights_exceed_gpu") is True
+    assert "all the weights" in (got["whole_weights_exceed_gpu"].source.excerpt or "")
+    # one card and no sharding: the two agree
+    alone = derive(facts(model_params_b=7.0, gpu_name="RTX 3090", torch_dtype="bf16"))
+    assert alone.value("whole_weights_exceed_gpu") is alone.value("weights_exceed_gpu") is False

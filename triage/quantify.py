@@ -128,6 +128,7 @@ def try_estimate(facts: FactSet) -> tuple[Estimate | None, str | None]:
 #: max_length says nothing about the user's run.
 DEPENDS_ON: dict[str, frozenset[str]] = {
     "weights_exceed_gpu": frozenset({"quantization"}),
+    "whole_weights_exceed_gpu": frozenset({"quantization"}),
     "weights_gpu_share": frozenset({"quantization"}),
     "does_not_fit_at_batch_1": frozenset({"max_length", "gradient_checkpointing", "quantization"}),
     "largest_component": frozenset({"max_length", "batch_size", "gradient_checkpointing"}),

@@ -304,3 +304,17 @@ def test_the_step_that_went_through_is_not_the_phase_that_failed():
     assert facts(said)["phase"] == "optimizer"
     assert facts("loss.backward() 之后是 25G，一进 optimizer.step() 就报 OOM")["phase"] == "optimizer"
     assert facts("OOM in loss.backward()")["phase"] == "backward"
+
+
+def test_gradient_checkpointing_said_to_change_nothing_is_on_but_not_in_effect():
+    for said in (
+        "gradient checkpointing doesn't seem to do anything, memory is the same",
+        "加了 --gradient_checkpointing 显存和不加一样",
+        "开了梯度检查点显存还是跟没开一样",
+        "TrainingArguments 里设了 gradient_checkpointing=True，可是显存一点没降",
+        "print(model.is_gradient_checkpointing) -> False",
+    ):
+        found = facts(said)
+        assert found.get("gradient_checkpointing") is True and found.get("gc_active") is False, said
+    assert "gc_active" not in facts("gradient_checkpointing=True")
+    assert "gc_active" not in facts("开了梯度检查点显存降了一半")

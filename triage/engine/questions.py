@@ -200,6 +200,7 @@ def _base_ease(spec: FactSpec, facts: FactSet | None = None) -> float:
 #: answer, but "which model?" and "which GPU?" are, at a glance, and together they answer it.
 DERIVED_FROM: Mapping[str, tuple[tuple[str, ...], ...]] = {
     "weights_exceed_gpu": (("model_name", "model_params_b"), ("gpu_name", "gpu_memory_bytes")),
+    "whole_weights_exceed_gpu": (("model_name", "model_params_b"), ("gpu_name", "gpu_memory_bytes")),
     "weights_gpu_share": (("model_name", "model_params_b"), ("gpu_name", "gpu_memory_bytes")),
 }
 

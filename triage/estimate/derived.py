@@ -1,6 +1,9 @@
 """Derived facts from the estimate (Source kind "derived"): what the diagnosis reasons with.
 
-* ``weights_exceed_gpu``: the weights alone are larger than the GPU's capacity;
+* ``weights_exceed_gpu``: the weights alone are larger than the GPU's capacity (the share one GPU holds,
+  under ZeRO-3, FSDP or a device map);
+* ``whole_weights_exceed_gpu``: all the model's weights are larger than one GPU's capacity, whatever the
+  run shards (what a process that loads the whole model, such as a prediction script, puts on its GPU);
 * ``weights_gpu_share``: the weights over the GPU's capacity (0.95: the weights fit, leaving 5 % for
   everything else);
 * ``does_not_fit_at_batch_1``: even per-device batch 1 (accumulation keeping the effective
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from triage.estimate.architecture import Architecture
 from triage.estimate.changes import apply_changes
+from triage.estimate.components.weights import weights
 from triage.estimate.estimator import Estimate, GiB, estimate
 from triage.estimate.run import ModelUnknown, fact_values
 
@@ -57,6 +61,14 @@ def derived_facts(
     if cap is not None:
         w = est.sizes["weights"].bytes
         out.append(fact("weights_exceed_gpu", w > cap, f"weights {w / GiB:.2f} GiB vs GPU {cap / GiB:.2f} GiB"))
+        whole = weights(est.run).bytes
+        out.append(
+            fact(
+                "whole_weights_exceed_gpu",
+                whole > cap,
+                f"all the weights {whole / GiB:.2f} GiB vs one GPU {cap / GiB:.2f} GiB",
+            )
+        )
         out.append(
             fact(
                 "weights_gpu_share",

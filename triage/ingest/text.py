@@ -865,6 +865,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\d+\s*多?\s*(?:个\s*)?(?:steps?|步|epochs?|轮)\s*(?:之前|以前)\s*(?:都|一直|还)?\s*(?:正常|没问题|好好的|挺好|可以)",
         _unless_negated(_simple("trained_before_oom", True)),
     ),
+    # checkpointing asked for but off on the model: "print(model.is_gradient_checkpointing) -> False", "model.is_gradient_checkpointing 是 False"
+    (
+        r"\bis_gradient_checkpointing\b\)?\s*(?:->|=>|==|:|=|是|为|returns?|prints?|gives?|shows?|is)\s*[`'\"]?false\b",
+        lambda m: [("gradient_checkpointing", True), ("gc_active", False)],
+    ),
     # FSDP said as what the run uses: "用 FSDP 训练", "accelerate + FSDP 全参", "distributed_type: FSDP", "moved from DDP to FSDP"
     (
         r"(?:用|使用|采用|基于|开启了?|开了)\s*(?:pytorch\s*|torch\s*)?fsdp\b|\+\s*fsdp\b|\bfsdp\s*\+|"
@@ -1087,7 +1092,13 @@ _INEFFECTIVE = re.compile(
     r"[`'\"]?"  # "`finetune_gradient_checkpointing` has no effect"
     r"(?:\s+(?:of|for|in|on)\s+(?:the\s+)?[\w.-]+(?:\s+model)?)?"  # "gradient checkpointing of the LLaMA model does not work"
     r"(?:\s*(?:is|was|seems|doesn'?t|does not|did not|didn'?t)?\s*(?:not\s+)?(?:tak(?:e|ing)\s+effect|ineffective|"
-    r"(?:not\s+)?(?:active|applied)\b)|\s*(?:does\s+not|doesn'?t|did\s+not|didn'?t|is\s+not|isn'?t)\s+(?:seem\s+to\s+)?work(?:s|ing|ed)?\b|"
+    r"(?:not\s+)?(?:active|applied)\b)|\s*(?:does\s+not|doesn'?t|did\s+not|didn'?t|is\s+not|isn'?t)\s+(?:seem\s+to\s+)?"
+    r"(?:work(?:s|ing|ed)?|do\s+anything|make\s+(?:any\s+)?difference|change\s+anything|(?:reduce|save|lower)\s+(?:any\s+)?memory)\b|"
+    r"\s*(?:makes|made)\s+no\s+difference\b|\s*does\s+nothing\b|"
+    # "加了 --gradient_checkpointing 显存和不加一样", "开了梯度检查点跟不开的时候显存一样", "开了梯度检查点，显存一点没降"
+    r"(?:\s*[=:]\s*true)?\s*(?:之?后|以后)?[，,]?\s*(?:可是|但是?|却|然而)?\s*(?:显存|memory)?(?:占用)?\s*(?:还是)?\s*(?:和|跟|与)\s*"
+    r"(?:不|没)(?:加|开|用)(?:的时候)?\s*(?:显存|memory)?(?:占用)?\s*(?:一样|差不多|相同|没区别|没有区别)|"
+    r"(?:\s*[=:]\s*true)?\s*(?:之?后|以后)?[，,]?\s*(?:可是|但是?|却|然而)?\s*显存(?:占用)?\s*(?:一点|丝毫)?(?:都|也)?\s*没(?:有)?(?:降|减少|变化|变)|"
     r"\s*(?:has|had|have)\s+no\s+effect\b|\s*(?:is|was|gets?|got)\s+(?:silently\s+)?ignored\b|"
     r"\s*(?:好像|似乎)?(?:没有?生效|不生效|未生效|没起作用|不起作用|没用上|没有?效果|无效))",
     _I,
