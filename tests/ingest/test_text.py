@@ -294,9 +294,11 @@ def test_fsdp_said_as_what_the_run_uses():
 
 
 def test_a_quantization_flag_set_off_is_not_quantization():
-    assert "quantization" not in facts("model = FastLanguageModel.from_pretrained(name, load_in_4bit = False)")
-    assert "quantization" not in facts("AutoModelForCausalLM.from_pretrained(name, load_in_8bit=False)")
+    assert facts("model = FastLanguageModel.from_pretrained(name, load_in_4bit = False)")["quantization"] == "none"
+    assert facts("AutoModelForCausalLM.from_pretrained(name, load_in_8bit=False)")["quantization"] == "none"
     assert facts("AutoModelForCausalLM.from_pretrained(name, load_in_4bit=True)")["quantization"] == "4bit"
+    # a bit width read first on the line wins: "load_in_8bit=False, load_in_4bit=True" is a 4-bit model
+    assert facts("from_pretrained(name, load_in_8bit=False, load_in_4bit=True)")["quantization"] == "4bit"
 
 
 def test_the_step_that_went_through_is_not_the_phase_that_failed():

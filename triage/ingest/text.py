@@ -696,6 +696,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b" + _NOT_SET_OFF,
         _unless_negated(_simple("quantization", "4bit")),
     ),
+    # a quantization flag set off ("load_in_4bit = False", "load_in_8bit=False"): 16-bit weights, unless a bit width
+    # is read first
+    (r"\bload[_ ]in[_ ][48]bit['\"]?\s*[=:]\s*['\"]?false\b", _simple("quantization", "none")),
     (r"(?:\.|\b)quantize\(\s*(?:bits\s*=\s*)?([48])\s*\)", lambda m: [("quantization", f"{m.group(1)}bit")]),
     # weights kept in full precision, said in words
     (
