@@ -865,7 +865,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:跑|训练?)了\s*(?:整整)?(?:一个?|一整个?|大半个?|半个?)\s*(?:晚上|夜|通宵|白天|下午|上午|天)|"
         r"(?:挂|死|崩|卡|停|断)在\s*(?:了)?\s*(?:第)?\s*\d+\s*多?\s*(?:个\s*)?(?:steps?|步|iters?)|"
         r"(?:跑|训练?)到\s*(?:了)?\s*(?:大概|约)?\s*[一二三四五六七八九十]\s*分之\s*[一二三四五六七八九]|"
-        r"\d+\s*多?\s*(?:个\s*)?(?:steps?|步|epochs?|轮)\s*(?:之前|以前)\s*(?:都|一直|还)?\s*(?:正常|没问题|好好的|挺好|可以)",
+        r"(?<!\d)\d+\s*多?\s*(?:个\s*)?(?:steps?|步|epochs?|轮)\s*(?:之前|以前)\s*(?:都|一直|还)?\s*(?:正常|没问题|好好的|挺好|可以)",
         _unless_negated(_simple("trained_before_oom", True)),
     ),
     # checkpointing asked for but off on the model: "print(model.is_gradient_checkpointing) -> False", "model.is_gradient_checkpointing 是 False"
