@@ -136,3 +136,33 @@ def test_arbitrary_bytes_never_raise(tmp_path_factory, data):
 def test_log_shaped_text_never_raises(text):
     a = read_log_lines(iter_text_lines(text))
     assert a.found == read_log_lines(iter_text_lines(text)).found
+
+
+def _kinds(text: str) -> list[tuple[object, int | None]]:
+    reading = read_log_lines(iter_text_lines(text))
+    return [(f.raw, f.line) for f in reading.found if f.name == "error_kind"]
+
+
+def test_a_traceback_cut_before_its_exception_names_no_error_kind():
+    # open-r1-multimodal#4 and trl#2688 (development records) paste a traceback that stops at "..." or a closing fence:
+    # what was raised is not in it, so it is not "another error" either
+    cut = '[rank7]: Traceback (most recent call last):\n[rank7]:   File "grpo.py", line 183\n[rank7]:   ...\n'
+    assert _kinds(cut) == []
+    fenced = 'Traceback (most recent call last):\n  File "train.py", line 173\n    trainer = GRPOTrainer(\n```\n'
+    assert _kinds(fenced) == []
+
+
+def test_a_traceback_that_ends_in_another_exception_is_another_error():
+    text = (
+        'Traceback (most recent call last):\n  File "train.py", line 23, in verify\n    raise RuntimeError(s)\n'
+        "RuntimeError: Step 1 model has not been trained.\n"
+    )
+    assert _kinds(text) == [("other", 4)]
+    ranked = "[rank0]: Traceback (most recent call last):\n[rank0]:   File \"a.py\", line 1\n[rank0]: KeyError: 'x'\n"
+    assert _kinds(ranked) == [("other", 3)]
+
+
+def test_ipython_names_the_exception_on_the_traceback_header():
+    # unsloth#338 (a development record): Jupyter prints "RuntimeError    Traceback (most recent call last)" first
+    text = "RuntimeError          Traceback (most recent call last)\nCell In[8], line 1\n----> 1 trainer.train()\n"
+    assert _kinds(text) == [("other", 1)]

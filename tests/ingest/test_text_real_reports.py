@@ -271,6 +271,13 @@ def test_does_not_read_what_real_reports_do_not_say(key: str, name: str) -> None
         ("I can't run llama-65b on 2 A100", "gpu_count", 2),
         ("CPU内存不够，显存不够", "error_kind", "host_oom"),  # the host named: its 内存 is the host's
         ("显存够，但是内存不足", "error_kind", "host_oom"),
+        ("跑的时候显存还有很多，内存不够被kill", "error_kind", "host_oom"),
+        # gpt_academic#496 and Firefly#211 (development records): 显存 is what they speak of and no host memory is named
+        # or sized, so the 内存 that ran out is the card's
+        ("解析python大项目时用chatglm模型几乎全是内存溢出,我是3060 12G显存", "error_kind", "cuda_oom"),
+        ("为什么我总是训练到一半告诉我内存不足，我用了4张A10显卡，总是训练一会显存就崩", "error_kind", "cuda_oom"),
+        # LlamaFactory#1119 (development): the host's memory is sized, so its 内存 is the host's
+        ("保存模型时候出错。内存640G，8卡，单卡显存48G，是内存不够的问题吗？", "error_kind", "host_oom"),
         ("模型加载完成后，开始训练就爆", "phase", "training"),
         ("训练完推理时爆显存", "phase", "generation"),
         ("单卡训练OOM", "gpu_count", 1),

@@ -22,6 +22,14 @@ _WINDOW_LINES = 120
 
 _ALLOC_CONF = re.compile(r"PYTORCH_CUDA_ALLOC_CONF\s*[=:]\s*['\"]?([^'\"\s]*)", re.IGNORECASE)
 _EXPANDABLE = re.compile(r"expandable_segments\s*[:=]\s*(true|false|1|0)", re.IGNORECASE)
+#: The line a Python traceback ends with: the exception's name ("RuntimeError: ...",
+#: "torch.distributed.DistBackendError", "[rank0]: KeyError: 'x'"), or IPython's header that names it first
+#: ("RuntimeError    Traceback (most recent call last)"). A traceback cut before it ("...", a closing fence) says
+#: nothing about the error's kind.
+_EXCEPTION_LINE = re.compile(
+    r"^\s*(?:\[rank\d+\]:\s*)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault)\b"
+    r"(?::|\s*$|\s+Traceback \(most recent call last\))"
+)
 
 
 @dataclass(frozen=True)
@@ -84,15 +92,17 @@ def read_log_lines(lines: Iterable[tuple[int, str]]) -> LogReading:
         if tracebacks:
             last = tracebacks[-1]
             error_line = last[-1].number
-            found.append(
-                Found(
-                    "error_kind",
-                    "other",
-                    last[-1].number,
-                    excerpt(last[-1].text),
-                    "a traceback without an out-of-memory message",
+            raised = next((ln for ln in reversed(last) if _EXCEPTION_LINE.match(ln.text)), None)
+            if raised is not None:
+                found.append(
+                    Found(
+                        "error_kind",
+                        "other",
+                        raised.number,
+                        excerpt(raised.text),
+                        "a traceback without an out-of-memory message",
+                    )
                 )
-            )
     found += phase.findings(digest, error_line)
     es = expandable_segments(digest.alloc_conf)
     if es is not None:

@@ -1259,6 +1259,10 @@ _MULTI_CARD = re.compile(
 _ONE_CARD_WORDS = re.compile(r"单|一张|一块|\bsingle\b|\bone\b|\b1\s*(?:x|\*|gpu|card)", _I)
 #: The card's memory ran out, said in words: "显存不够", "爆显存", "GPU memory is not enough".
 _GPU_RAN_OUT = re.compile(r"显存(?:不够|不足|溢出|爆|oom)|爆显存|显存\s*(?:out of memory|oom)", _I)
+#: The card's memory spoken of, not as what is left over ("显存够，但是内存不足": then the 内存 that ran out is the host's).
+_CARD_MEMORY_SAID = re.compile(
+    r"显存(?!\s*(?:是|也|都|倒是?|还)?\s*(?:够|足够|充足|充裕|没满|有余|还有|还剩|没问题|没有?爆|没有?满|空闲|绰绰))"
+)
 #: The host's memory named as such: "CPU内存", "主机内存", "系统内存", "RAM", "host memory".
 _HOST_NAMED = re.compile(
     r"cpu\s*(?:的)?\s*内存|主机内存|系统内存|主内存|物理内存|\bram\b|\b(?:cpu|host|system)\s+memory\b|\bswap\b|killed",
@@ -1342,6 +1346,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     multi_card = False
     """Whether the text says several cards ("多卡", "multiple GPUs") without a count."""
     gpu_ran_out = False
+    card_memory_said = False
+    """Whether the text speaks of the card's memory (显存) at all: then, with no host memory named, a bare 内存 is the card's."""
     host_named = False
     """Whether the text names the host's memory ("CPU内存", "主机内存", "RAM"): then its 内存 is the host's."""
     """Whether the text says the card's memory ran out ("显存不够"): then a bare 内存 means the card's too."""
@@ -1434,6 +1440,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         said_multi = _MULTI_CARD.search(line)
         multi_card = multi_card or (said_multi is not None and not negated(line, said_multi.start()))
         gpu_ran_out = gpu_ran_out or _GPU_RAN_OUT.search(line) is not None
+        card_memory_said = card_memory_said or _CARD_MEMORY_SAID.search(line) is not None
         host_named = host_named or _HOST_NAMED.search(line) is not None
         rl_context = rl_context or _RL_CONTEXT.search(line) is not None
         said_ddp = _DDP.search(line) if ddp is None else None
@@ -1568,13 +1575,19 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         del out["out_of_scope"]
     kind = out.get("error_kind")
     if (
-        (gpu_neicun or (gpu_ran_out and not host_named))
+        (
+            gpu_neicun
+            or (gpu_ran_out and not host_named)
+            or (card_memory_said and not host_named and "host_ram_bytes" not in out)
+        )
         and kind is not None
         and kind.raw == "host_oom"
         and "内存" in (kind.excerpt or "")
     ):
         # "GPU内存占用也会增加，内存会溢出", "报内存不够，应该是显存不够", "内存不够(1080Ti，11GB内存)": their 内存 is
-        # the card's, so what ran out is the card's memory
+        # the card's, so what ran out is the card's memory; so it is in "我是3060 12G显存 ... 内存溢出", "训练一会显存就崩
+        # ... 内存不足" (显存 said, no host memory named or sized: on development, none of the six such reports was a
+        # host-RAM one)
         out["error_kind"] = Found("error_kind", "cuda_oom", kind.line, kind.excerpt, "内存 here is the card's memory")
     if harness and "phase" not in out:
         put([("phase", "evaluation")], 1, "lm_eval", "an evaluation harness runs no training")
