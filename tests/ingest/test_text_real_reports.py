@@ -281,6 +281,9 @@ def test_does_not_read_what_real_reports_do_not_say(key: str, name: str) -> None
         ("模型加载完成后，开始训练就爆", "phase", "training"),
         ("训练完推理时爆显存", "phase", "generation"),
         ("单卡训练OOM", "gpu_count", 1),
+        # ColossalAI#2246 (development): the card's hyphenated model number is not a count of a hundred GPUs
+        ("I am using OPT code to try 30B model on 8 A-100 GPUs.", "gpu_count", 8),
+        ("I am using OPT code to try 30B model on 8 A-100 GPUs.", "gpu_name", "A100"),
         ("单张4090", "gpu_count", 1),
         ("THUDM/glm-4-9b-chat", "model_params_b", 9.0),
         ("A100, 显存只有40G", "gpu_memory_bytes", 40 * 1024**3),
@@ -1769,3 +1772,22 @@ def test_one_card_named_with_an_article_is_one_gpu(said: str, count: int | None)
 
 def test_one_card_that_made_it_work_is_not_the_failing_runs_count() -> None:
     assert "gpu_count" not in facts("on an A100 it works fine")
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        # FastChat#2572 (development): the flag is advice that did not reach the run, not the run's quantization
+        (
+            "--load-8bit should help but adding this to the docker-compose file shows only the help-message",
+            "quantization",
+            None,
+        ),
+        ("开 8bit 应该能省显存吧", "quantization", None),
+        # an expectation about the run's own setting is still the run's
+        ("zero3 should work but it OOMs", "zero_stage", "3"),  # raw, before the fact registry makes it a number
+        ("I use load_in_8bit and it still OOMs", "quantization", "8bit"),
+    ],
+)
+def test_what_a_setting_would_do_is_not_the_runs_setting(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value

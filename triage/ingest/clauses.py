@@ -79,11 +79,20 @@ _GUESS_HEAD = re.compile(
 )
 
 
+#: Right after a setting, what it is expected to do: "--load-8bit should help", "zero3 might fix it", "开 8bit 应该能省显存"
+#: (but "zero3 should work, yet it OOMs" is the run's own).
+_WOULD_HELP = re.compile(
+    r"\s*(?:(?:should|would|might|could|may|will)\s+(?:probably\s+|maybe\s+)?(?:help|fix|solve|reduce|save|lower)\b|"
+    r"(?:应该|也许|可能)(?:会|能|可以)?(?:有用|有帮助|解决|省|降低|减少))",
+    _I,
+)
+
+
 def hypothetical(line: str, start: int, end: int) -> bool:
     """Whether the setting at ``line[start:end]`` is asked about or suggested, not the run's own.
 
     "Can I enable gradient checkpointing?", "可以开启gradient_checkpointing吗", "it suggests me to use
-    --gradient_checkpointing": the run did not have it (or nobody knows), so it is not read. A question
+    --gradient_checkpointing", "--load-8bit should help": the run did not have it (or nobody knows), so it is not read. A question
     that states the run's setting ("why does batch_size=8 OOM?") is still read: only asking *whether to
     use* it counts. The sentence around the setting is the scope.
     """
@@ -95,6 +104,8 @@ def hypothetical(line: str, start: int, end: int) -> bool:
     hi = min(len(line), end + SENTENCE_REACH)
     stop = _SENTENCE_END.search(line, end, hi)
     tail = line[end : stop.end() if stop else hi]
+    if _WOULD_HELP.match(tail):
+        return True  # FastChat#2572: "--load-8bit should help but ... is not supported": advice, not the run's setting
     if _QUESTION_TAIL.search(tail) is not None and _GUESS_HEAD.match(head):
         return True  # "Maybe DeepSpeed Inference mode supports something similar?": a guess at a tool to try
     asks = _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None

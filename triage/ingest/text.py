@@ -646,7 +646,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"t5-(?:small|base|large)|bart-(?:base|large))(?!\w)",
         lambda m: [("model_params_b", _SMALL_MODELS[m.group("s").lower().replace("gpt-2", "gpt2")])],
     ),
-    # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡";
+    # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡" (not
+    # the model number of "8 A-100 GPUs", ColossalAI#2246);
     # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4), nor out of a setting's
     # value ("batch_size=4 A100-80G")
     (
@@ -655,7 +656,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
         r"|(?<![\w.\-=])(?<!=\s)(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:(?!(?:on|one|two|with|per|of|in|for|and|the|a|an|my|each|every)\b)[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
-        r"|(?:(?<![\w.])(?P<n2>\d{1,3})|(?<![简清订账名菜])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
+        r"|(?:(?<![\w.\-])(?P<n2>\d{1,3})|(?<![简清订账名菜])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
         r"(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
         r"|(?:" + _GPU_NAMES + r")\s*(?:显卡|卡)?\s*(?P<n6>[两二三四五六七八]|\d{1,2})\s*(?:张|块|台)"
         r"|(?<![\w.])(?P<m5>\d{2,3})\s*G(?:B|iB)?\s*[x×*]\s*(?P<n5>\d{1,2})(?![\w.])(?=\s*(?:vram|gpus?|cards?|显存|显卡|卡|\)|$))"
@@ -1228,6 +1229,8 @@ _WORKS_THEN = re.compile(
 
 #: A GPU series glued to its number: "RTX3090", "GTX1080".
 _GLUED_SERIES = re.compile(r"\b(rtx|gtx)(?=\d{3,4}\b|\d{3,4}(?:ti|s|d|[x×*]))", _I)
+#: A data-centre card's letter hyphenated from its number: "8 A-100 GPUs" (ColossalAI#2246) is eight A100s.
+_DASHED_SERIES = re.compile(r"\b([AHV])-(?=(?:100|800)s?\b)")
 
 #: A link says nothing about the run (its hashes read as sizes: ".../c3d56f65-929b-..."), except a Hub id.
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"'`]++", re.ASCII)
@@ -1395,9 +1398,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 raw_line = raw_line[: oom.start()]
             else:
                 raw_line = raw_line[: oom.start()] + " " + raw_line[oom.end() :]
-        line = _GLUED_SERIES.sub(
-            r"\1 ", _URL.sub(_url_words, _HINT.sub(" ", raw_line))
-        )  # "RTX3090*2" reads as "RTX 3090*2"
+        line = _DASHED_SERIES.sub(
+            r"\1", _GLUED_SERIES.sub(r"\1 ", _URL.sub(_url_words, _HINT.sub(" ", raw_line)))
+        )  # "RTX3090*2" reads as "RTX 3090*2", "A-100" as "A100"
         if not line.strip():
             continue
         low = line.lower()
