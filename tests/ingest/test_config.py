@@ -257,3 +257,11 @@ def test_adapter_dropout_and_framework_double_quant_defaults(fixture_path):
 def test_unknown_keys_inside_model_init_kwargs_are_listed():
     reading, _ = read_data({"dataset_text_field": "t", "model_init_kwargs": {"torch_dtype": "auto", "rope_magic": 3}})
     assert reading.unknown_keys == ["model_init_kwargs.rope_magic"]
+
+
+def test_a_plain_batch_size_beside_a_per_device_one_is_the_global_batch():
+    # lit-gpt style hyperparameters: batch_size is the global batch, micro_batch_size what one device holds
+    got = {f.name: f.raw for f in read_config("batch_size: 128\nmicro_batch_size: 4\n", "hparams.yaml").found}
+    assert got["batch_size"] == 4
+    alone = {f.name: f.raw for f in read_config("batch_size: 16\n", "args.yaml").found}
+    assert alone["batch_size"] == 16

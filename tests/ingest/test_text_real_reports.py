@@ -1791,3 +1791,12 @@ def test_one_card_that_made_it_work_is_not_the_failing_runs_count() -> None:
 )
 def test_what_a_setting_would_do_is_not_the_runs_setting(said: str, name: str, value: object) -> None:
     assert facts(said).get(name) == value
+
+
+def test_a_plain_batch_size_beside_a_per_device_one_is_the_global_batch() -> None:
+    # lit-llama#381 (development): the script's global batch, then the per-device one the run holds
+    said = "devices = 4\nbatch_size = 128 // devices\nmicro_batch_size = 4\n"
+    assert said in dev_text()
+    assert facts(said)["batch_size"] == 4
+    assert facts("--batch_size 16 --per_device_train_batch_size 2")["batch_size"] == 2
+    assert facts("batch_size = 8, and it OOMs")["batch_size"] == "8"

@@ -422,6 +422,19 @@ def _checkpointing_kwargs_notes(key: str, value: Any) -> list[str]:
     return notes
 
 
+#: The keys that give one device's batch. Beside them a plain ``batch_size`` is the global batch (lit-gpt's
+#: ``batch_size = 128`` with ``micro_batch_size = 4``, lit-llama#381), so the per-device one is the run's.
+PER_DEVICE_BATCH_KEYS = frozenset(
+    {
+        "per_device_train_batch_size",
+        "per_gpu_train_batch_size",
+        "train_micro_batch_size_per_gpu",
+        "micro_batch_size",
+        "train_micro_batch_size",
+        "device_train_microbatch_size",
+    }
+)
+
 #: Understood keys -> rule. Keys are compared lower-cased.
 RULES: dict[str, Rule] = {
     "per_device_train_batch_size": to_int("batch_size"),
@@ -1186,6 +1199,8 @@ def read_config(text: str, path: str = "config") -> ConfigReading:
             if low != "train_batch_size":
                 emit(RULES[low](value), [key], value)
             continue
+        if low == "batch_size" and any(str(k).lower() in PER_DEVICE_BATCH_KEYS for k in data):
+            continue  # the global batch beside a per-device one
         if low == "gradient_checkpointing" and data.get(_key_named(data, "activation_checkpointing")) is not None:
             continue  # the deprecated alias: TrainingArguments.__post_init__ uses it only when the new name is unset
         if low == "use_liger_kernel":

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from triage.hardware.gpus import GiB, mentions, model_patterns
 from triage.ingest.clauses import AFFIRM, NEGATE, hypothetical, negated
-from triage.ingest.config import RULES
+from triage.ingest.config import PER_DEVICE_BATCH_KEYS, RULES
 from triage.ingest.fixes import FAILED, FIX_HEADING, HEADING, TAKE_AWAY, describes_a_fix, tells_a_fix
 from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
@@ -1227,6 +1227,9 @@ _WORKS_THEN = re.compile(
     _I,
 )
 
+#: A plain batch-size key with its value ("batch_size = 128", "--batch-size 64"), not a per-device one.
+_PLAIN_BATCH_KEY = re.compile(r"(?:--)?batch[_-]size\b\s*[=:]?\s*\d", _I)
+
 #: A GPU series glued to its number: "RTX3090", "GTX1080".
 _GLUED_SERIES = re.compile(r"\b(rtx|gtx)(?=\d{3,4}\b|\d{3,4}(?:ti|s|d|[x×*]))", _I)
 #: A data-centre card's letter hyphenated from its number: "8 A-100 GPUs" (ColossalAI#2246) is eight A100s.
@@ -1349,6 +1352,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     multi_card = False
     """Whether the text says several cards ("多卡", "multiple GPUs") without a count."""
     gpu_ran_out = False
+    per_device_batch: Found | None = None
+    """The first batch size given by a per-device key ("micro_batch_size = 4")."""
     card_memory_said = False
     """Whether the text speaks of the card's memory (显存) at all: then, with no host memory named, a bare 内存 is the card's."""
     host_named = False
@@ -1411,7 +1416,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 fixed.update(_inline(m))
                 fix_line = fix_line or number
             else:
-                put(_inline(m), number, m.group(0))
+                pairs = _inline(m)
+                put(pairs, number, m.group(0))
+                if m.group(1).lower().replace("-", "_") in PER_DEVICE_BATCH_KEYS and per_device_batch is None:
+                    per_device_batch = next(
+                        (Found(n, v, number, excerpt(m.group(0))) for n, v in pairs if n == "batch_size"), None
+                    )
         for toggle in TOGGLES:
             hit = toggle.pattern.search(line)
             span = (hit.start(), hit.end()) if hit else None
@@ -1576,6 +1586,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         # "训练 Llama-3-8B LoRA 报错 ... 1375 是我后台开着的 ollama", "Phi-3 LoRA OOMs ... I had ComfyUI running in the
         # background": a server or an image app beside a fine-tune is another process on the card, not the run that failed
         del out["out_of_scope"]
+    batch = out.get("batch_size")
+    if per_device_batch is not None and batch is not None and _PLAIN_BATCH_KEY.match(batch.excerpt or ""):
+        # lit-llama#381: "batch_size = 128 // devices" then "micro_batch_size = 4": beside a per-device key, a plain
+        # batch_size is the global batch, and the run's per-device batch is 4
+        out["batch_size"] = per_device_batch
     kind = out.get("error_kind")
     if (
         (
