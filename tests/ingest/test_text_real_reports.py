@@ -1800,3 +1800,21 @@ def test_a_plain_batch_size_beside_a_per_device_one_is_the_global_batch() -> Non
     assert facts(said)["batch_size"] == 4
     assert facts("--batch_size 16 --per_device_train_batch_size 2")["batch_size"] == 2
     assert facts("batch_size = 8, and it OOMs")["batch_size"] == "8"
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        # DeepSpeedExamples#498 and DeepSpeed#3355 (development): DeepSpeed-Chat's LoRA and ZeRO flags
+        ("--actor_zero_stage 2 \n--critic_zero_stage 2\n--actor_lora_dim 128", "finetune_method", "lora"),
+        ("--actor_zero_stage 2 \n--critic_zero_stage 2\n--actor_lora_dim 128", "zero_stage", "2"),
+        ("--actor_zero_stage 2 \n--critic_zero_stage 2\n--actor_lora_dim 128", "lora_r", "128"),
+        ("--gradient_accumulation_steps 8 --lora_dim 128 --zero_stage $ZERO_STAGE", "finetune_method", "lora"),
+        # LMFlow#213 (development): the switch named without a value
+        ("1. add --use_lora parameter", "finetune_method", "lora"),
+        ("--use_lora False", "finetune_method", None),
+    ],
+)
+def test_deepspeed_chat_and_switch_flags(said: str, name: str, value: object) -> None:
+    got = facts(said).get(name)
+    assert (None if got is None else str(got)) == value

@@ -558,7 +558,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: [("num_beams", m.group("n") or m.group("b"))],
     ),
     (
-        r"(?:\blora[ _-]?r(?:ank)?|\blora\s+rank|\brank of lora|lora\s*的?秩)" + _SEP + r"(?P<n>\d+)\b",
+        r"(?:\blora[ _-]?r(?:ank)?|\blora\s+rank|\brank of lora|lora\s*的?秩|\b(?:actor_|critic_)?lora_dim)"
+        + _SEP
+        + r"(?P<n>\d+)\b",
         _simple("lora_r"),
     ),
     (
@@ -719,7 +721,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (
         r"\bzero[- _]?(?:stage[- _]?)?([123])(?!\d|_init)|\bzero([123])\b|\bzero_stage[\"',]*\s*[=:]?\s*[\"',]*\s*([0-3])\b|"
-        r"(?<![a-z0-9])ds_z([0-3])_(?:offload_)?config\b|\bzero_optimization_stage\s*\.*\s*([0-3])\b",
+        r"(?<![a-z0-9])ds_z([0-3])_(?:offload_)?config\b|\bzero_optimization_stage\s*\.*\s*([0-3])\b|"
+        # DeepSpeed-Chat's per-model stages: "--actor_zero_stage 2" (the actor's, the model that trains)
+        r"\bactor_zero_stage\s*[=:]?\s*([0-3])\b",
         _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", next(g for g in m.groups() if g))]),
     ),
     # ColossalAI's ZeRO strategies ("--strategy colossalai_zero2"): the stage, without DeepSpeed
@@ -1027,10 +1031,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         r"(?<![\w-])--?lora_(?:rank|r|alpha|target|dropout)\b|(?<![\w.])lora_(?:rank|alpha)\s*[:=]|"
         # DeepSpeed-Chat's and swift's LoRA settings said bare: "lora_dim设成了1", "lora_target_modules 设置为'ALL'"
-        r"(?<![\w.-])lora_(?:dim|module_name|target_modules)\b|"
+        r"(?:(?<![\w.-])|(?<=--))(?:actor_|critic_)?lora_(?:dim|module_name|target_modules)\b|"
         r"\b\w*(?:_lora_(?:tun|train|finetun|sft)\w*|(?:finetune|train|sft|tuning)\w*_lora)\w*\.(?:sh|py)\b|"
-        # its switch on a command line: "--use_lora true", "--lora_enable True", "--lora True"
-        r"(?<![\w-])--(?:use_lora|lora_enable|lora)\b\s*[=:]?\s*['\"]?(?:true|1)\b",
+        # its switch on a command line: "--use_lora true", "--lora_enable True", "--lora True", "add --use_lora"
+        r"(?<![\w-])--(?:use_lora|lora_enable|lora)\b\s*[=:]?\s*['\"]?(?:true|1)\b|"
+        r"(?<![\w-])--(?:use_lora|lora_enable)\b(?!\s*[=:]?\s*['\"]?(?:false|0|no)\b)",
         _unless_negated(_simple("finetune_method", "lora")),
     ),
     # QLoRA by a script's name: "finetune_qlora_single_gpu.sh", "qlora_finetune"
