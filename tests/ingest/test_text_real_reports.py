@@ -1818,3 +1818,21 @@ def test_a_plain_batch_size_beside_a_per_device_one_is_the_global_batch() -> Non
 def test_deepspeed_chat_and_switch_flags(said: str, name: str, value: object) -> None:
     got = facts(said).get(name)
     assert (None if got is None else str(got)) == value
+
+
+@pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        # development records whose first post says the phase in words the reader did not know
+        ("一般情况下个人能搞13B的模型， 34B加载不了， 7B又打不过谁", "loading"),  # Aquila2#58
+        ("尝试加载本地firefly-baichuan13b的模型时显存占用翻倍", "loading"),  # api-for-open-llm#38
+        ("使用2*RTX 3090部署，报GPU资源不足，第一张卡显存用完了，但第二张卡并没使用", "loading"),  # CogVLM#109
+        ("加载了模型，但是却发现占用了31G的显存。和数据中的非量化一样。", "loading"),  # MOSS#352
+        ("解决deepseek-coder连续对话token无限增长爆显存的问题", "generation"),  # gpt_academic#1352
+        ("传入265kb大小的txt文档，提问后和输出回答时显存在29g。", "generation"),  # GLM-4#359
+        # a failure after the load is not the load's
+        ("加载了模型之后开始训练，第3步爆显存", "training"),
+    ],
+)
+def test_phase_words_from_development_records(said: str, phase: str) -> None:
+    assert facts(said).get("phase") == phase
