@@ -1836,3 +1836,23 @@ def test_deepspeed_chat_and_switch_flags(said: str, name: str, value: object) ->
 )
 def test_phase_words_from_development_records(said: str, phase: str) -> None:
     assert facts(said).get("phase") == phase
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "CUDA out of memory after few messages in the chat?",  # TavernAI-v1#15
+        "每多开一个网页或重新刷新网页都会多占一份模型内存，导致爆显存",  # ChuanhuChatGPT#593
+        "I can see the logits obtained on the evaluation step are accumulated",  # transformers#12878
+        "上述程序是trainer.py中的程序，会累积preds造成OOM。",  # LlamaFactory#1595
+        "Why does GPU memory usage increase with the number of training steps during pretraining",  # ms-swift#3461
+    ],
+)
+def test_memory_that_grows_in_development_records_words(said: str) -> None:
+    assert said in dev_text()
+    assert facts(said).get("memory_growth") == "growing"
+
+
+def test_steps_before_the_oom_are_not_growth() -> None:
+    assert "memory_growth" not in facts("OOM after a few steps")
+    assert "memory_growth" not in facts("after 3 epochs it crashed")

@@ -755,6 +755,16 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bmemory\s+(?:usage\s+)?(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|going up|rising)|"
         r"\b(?:memory|vram)\s+(?:usage\s+)?(?:grows|increases|climbs|creeps up)\b|"
         r"\bmemory\s+leak(?:age|ing|s)?\b|内存泄[露漏]|显存泄[露漏]|"
+        # a chat that fails only after some turns: "CUDA out of memory after few messages in the chat" (TavernAI#15)
+        r"\bafter\s+(?:a\s+)?(?:few|several|some|a\s+couple\s+of|\d+)\s+(?:chat\s+)?(?:messages|prompts|turns|replies|responses|rounds)\b|"
+        # what an evaluation loop keeps: "the logits ... are accumulated", "会累积preds造成OOM" (transformers#12878, LlamaFactory#1595)
+        r"\b(?:logits|preds|predictions)\b[^.;]{0,40}\b(?:are|is|get|gets|being)\s+accumulated\b|"
+        r"\baccumulat(?:es|ed|ing)\s+(?:all\s+)?(?:the\s+)?(?:logits|preds|predictions)\b|累积\s*(?:了)?\s*(?:preds|logits|预测)|"
+        # "GPU memory usage increase with the number of training steps" (ms-swift#3461)
+        r"\b(?:memory|vram)\s+(?:usage\s+)?increas(?:e|es|ing)\s+with\s+(?:the\s+)?(?:number\s+of\s+)?(?:training\s+)?"
+        r"(?:steps|iterations|epochs|batches)\b|"
+        # every page a user opens loads one more copy: "每多开一个网页...都会多占一份模型内存" (ChuanhuChatGPT#593)
+        r"每多[^。；;！!？?]{0,16}多占|"
         # "Every time I run the model, the allocated memory by CUDA increase by several GB"
         r"\b(?:every|each)\s+time\b[^.;]{0,60}\b(?:memory|vram|usage)\b[^.;]{0,30}\b(?:increase[sd]?|grow[sn]?|goes\s+up)\b|"
         r"(?:每个?|每一)\s*(?:step|步|iteration|iter|batch|epoch|轮)[^，。,；;]{0,8}?(?:显存|内存)[^，。,；;]{0,4}?(?:都|会|也)?\s*(?:在)?\s*(?:增长|增加|上涨|变大|涨)",
