@@ -92,9 +92,9 @@ def hypothetical(line: str, start: int, end: int) -> bool:
     """Whether the setting at ``line[start:end]`` is asked about or suggested, not the run's own.
 
     "Can I enable gradient checkpointing?", "可以开启gradient_checkpointing吗", "it suggests me to use
-    --gradient_checkpointing", "--load-8bit should help": the run did not have it (or nobody knows), so it is not read. A question
-    that states the run's setting ("why does batch_size=8 OOM?") is still read: only asking *whether to
-    use* it counts. The sentence around the setting is the scope.
+    --gradient_checkpointing", "--load-8bit should help": the run did not have it (or nobody knows), so it
+    is not read. A question that states the run's setting ("why does batch_size=8 OOM?") is still read:
+    only asking *whether to use* it counts. The sentence around the setting is the scope.
     """
     lo = max(0, start - SENTENCE_REACH)
     starts = [m.end() for m in _SENTENCE_END.finditer(line, lo, start)]
