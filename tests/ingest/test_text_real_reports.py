@@ -1856,3 +1856,24 @@ def test_memory_that_grows_in_development_records_words(said: str) -> None:
 def test_steps_before_the_oom_are_not_growth() -> None:
     assert "memory_growth" not in facts("OOM after a few steps")
     assert "memory_growth" not in facts("after 3 epochs it crashed")
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        # development records whose host-RAM kill the reader did not read
+        ("每次加载到Loading checkpoint shards:  38%都会Killed。", "host_oom"),  # ChatGLM-6B#918
+        ("convertion to hf format of llama2 70b get kill", "host_oom"),  # transformers#24946
+        ("killing process when trying to train long video", "host_oom"),  # LLaMA-VID#35
+        ("下载pre-train的模型，系统 RAM会炸从而导致程序崩溃。", "host_oom"),  # ChatGLM-Tuning#99
+        ("The OOM was for CPU RAM. GPU RAM usage was normal", "host_oom"),  # llm-compressor#1183
+        ("加载gpt oss 120b模型时CPU内存容量异常增长导致OOM", "host_oom"),  # LlamaFactory#8846
+        ("Excessive CPU memory need for fine-tuning with long context", "host_oom"),  # NeMo Speech#14526
+        ("模型加载进程被系统终止", "host_oom"),  # ChatGLM3#107
+        # the host's memory said to be fine while the card's ran out
+        ("CPU内存够，显存不足", "cuda_oom"),
+        ("CPU内存很充足，但是爆显存", "cuda_oom"),
+    ],
+)
+def test_host_ram_kills_in_development_records_words(said: str, kind: str) -> None:
+    assert facts(said).get("error_kind") == kind

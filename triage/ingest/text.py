@@ -787,7 +787,14 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:oom|out\s+of\s+memory)\b[^.;]{0,24}\bwith\s+\d+\s*g(?:b|ib)?\s+(?:of\s+)?(?:cpu\s+|host\s+|system\s+)?ram\b|"
         r"\b(?:cpu\s+|host\s+|system\s+)?ram\s+(?:is\s+|was\s+)?not\s+enough\b|\binsufficient\s+(?:cpu\s+|host\s+|system\s+)?ram\b|"
         r"\bswap\b[^.]{0,30}(?:full|out of|exhaust)|"
-        r"\bkilled\s*(?:了|输出|退出)|出现\s*killed\b|被\s*kill(?:ed)?\b|进程被(?:系统)?杀|\b(?:oom|out of memory)\s+with\s+\d+\s*gb?\s+(?:of\s+)?ram\b",
+        r"\bkilled\s*(?:了|输出|退出)|出现\s*killed\b|被\s*kill(?:ed)?\b|进程被(?:系统)?(?:杀|终止)|\b(?:oom|out of memory)\s+with\s+\d+\s*gb?\s+(?:of\s+)?ram\b|"
+        # more of how development reports say it: "每次加载到 38% 都会Killed" (ChatGLM-6B#918), "get kill" (transformers#24946),
+        # "killing process when trying to train" (LLaMA-VID#35), "系统 RAM会炸" (ChatGLM-Tuning#99), "The OOM was for CPU RAM"
+        # (llm-compressor#1183), "CPU内存容量异常增长导致OOM" (LlamaFactory#8846), "Excessive CPU memory need" (NeMo#14526)
+        r"(?:会|就|都|直接)\s*killed\b|\b(?:get|gets|got)\s+kill\b|\bkilling\s+(?:the\s+)?process\b|"
+        r"\bram\s*(?:会|就)?\s*(?:炸|爆)|\b(?:oom|out\s+of\s+memory)\s+(?:was|is)\s+(?:for|on|in)\s+(?:the\s+)?(?:cpu|host|system)\s+(?:ram|memory)\b|"
+        r"cpu\s*(?:的)?\s*内存[^。；;！？!?，,]{0,16}?(?:oom|溢出|爆|不够|不足)|"
+        r"\b(?:excessive|heavy|huge)\s+(?:cpu|host|system)\s+(?:ram|memory)\b",
         _unless_negated(_simple("error_kind", "host_oom")),
     ),
     # the card's memory ran out, said in words: "爆显存", "显存不足", "ran out of VRAM"
