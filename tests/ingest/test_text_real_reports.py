@@ -1877,3 +1877,38 @@ def test_steps_before_the_oom_are_not_growth() -> None:
 )
 def test_host_ram_kills_in_development_records_words(said: str, kind: str) -> None:
     assert facts(said).get("error_kind") == kind
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        # DeepSpeed#2977 and LlamaFactory#4156 (development): a DeepSpeed config pasted as JSON, its stage a line below
+        ('  "zero_optimization": {\n    "stage": 2,\n    "offload_param": {', "zero_stage", 2),
+        ('  "zero_optimization": {\n    "stage": 2,\n    "offload_param": {', "distributed", "deepspeed"),
+        ('"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}', "zero_stage", 3),
+        ("stage: sft\n", "zero_stage", None),  # LLaMA-Factory's training stage is not ZeRO's
+        # MOSS#262, EAGLE#260 (development): DeepSpeed named by accelerate's flag and by the engine's set-up
+        (
+            "accelerate launch --config_file ./configs/sft.yaml --deepspeed_multinode_launcher standard",
+            "distributed",
+            "deepspeed",
+        ),
+        (
+            "目前使用stage3，已经把优化器和param offload到内存了，但是在deepspeed.initialize阶段还是oom了",
+            "distributed",
+            "deepspeed",
+        ),
+        # unslothai/unsloth#1326 (development): unsloth's checkpointing is on
+        ('    use_gradient_checkpointing="unsloth",', "gradient_checkpointing", True),
+        # alpaca-lora#450 and exllama#120 (development): 8-bit by alpaca-lora's switch, 4-bit by a GPTQ checkpoint
+        (
+            "python generate.py \\\n    --load_8bit \\\n    --base_model 'decapoda-research/llama-7b-hf'",
+            "quantization",
+            "8bit",
+        ),
+        ('model_directory = "/root/pulsar/Charybdis-v1.0-GPTQ"', "quantization", "4bit"),
+        ("TheBloke/Llama-2-13B-chat-AWQ", "quantization", "4bit"),
+    ],
+)
+def test_settings_said_the_way_development_records_say_them(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value

@@ -699,6 +699,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b" + _NOT_SET_OFF,
         _unless_negated(_simple("quantization", "4bit")),
     ),
+    # alpaca-lora's and FastChat's switches ("python generate.py --load_8bit", "--load-8bit"); a GPTQ or AWQ checkpoint
+    # ("Charybdis-v1.0-GPTQ", "Llama-2-13B-chat-AWQ", "AutoGPTQ"), 4-bit weights as they are almost always published
+    (
+        r"(?<![\w-])--load[_-]([48])bit\b(?!\s*[=:]?\s*['\"]?(?:false|0)\b)",
+        lambda m: [("quantization", f"{m.group(1)}bit")],
+    ),
+    (r"[\w.](?:-|_)(?:gptq|awq)\b|\b(?:auto)?(?:gptq|awq)\b", _unless_negated(_simple("quantization", "4bit"))),
     # a quantization flag set off ("load_in_4bit = False", "load_in_8bit=False"): 16-bit weights, unless a bit width
     # is read first
     (r"\bload[_ ]in[_ ][48]bit['\"]?\s*[=:]\s*['\"]?false\b", _simple("quantization", "none")),
@@ -819,6 +826,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\d+\s+(?:hours?|epochs?)|the\s+first\s+epoch|(?:a|one)\s+(?:few|couple of)\s+epochs?)\b|"
         r"\b(?:mid|middle)[- ](?:run|training|epoch)\b|\b(?:halfway|partway|midway)\s+(?:through|into)\s+(?:the\s+)?(?:first\s+|second\s+)?(?:epoch|training|run)\b",
         _unless_negated(_simple("trained_before_oom", True)),
+    ),
+    # unsloth's own checkpointing: "use_gradient_checkpointing = \"unsloth\"" (unslothai/unsloth#1326) is on
+    (
+        r"\buse_gradient_checkpointing\s*[=:]\s*['\"]?(?:unsloth|true)\b",
+        _simple("gradient_checkpointing", True),
     ),
     # a fine-tuning method stated as a config key, as LLaMA-Factory, swift and Firefly write it
     (
@@ -1006,7 +1018,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # DeepSpeed as the launcher or its config: "deepspeed --include localhost:2 train.py", "deepspeed配置如下", "用deepspeed双卡"
     (
-        r"^\s*deepspeed\s+(?:--|\S+\.py\b)|(?<![\w-])--deepspeed(?:_config)?\b(?!\s*(?:none|false)\b)|"
+        r"^\s*deepspeed\s+(?:--|\S+\.py\b)|(?<![\w-])--deepspeed(?:_config|_config_file|_multinode_launcher)?\b(?!\s*(?:none|false)\b)|"
+        # the engine's set-up, called or named as where it failed: "在deepspeed.initialize阶段还是oom了" (EAGLE#260)
+        r"(?<![\w.])deepspeed\.initiali[sz]e\b|"
         r"\bdeepspeed\s*(?:的)?\s*(?:配置|config(?:uration)?\s*(?:is|was|file|:))|(?:用|使用|采用|基于|开启了?)\s*deepspeed",
         _unless_negated(_simple("distributed", "deepspeed")),
     ),
@@ -1249,6 +1263,10 @@ _WORKS_THEN = re.compile(
     _I,
 )
 
+#: A DeepSpeed config's ZeRO block opening, and the stage key inside it (DeepSpeed#2977, LlamaFactory#4156).
+_ZERO_BLOCK = re.compile(r"[\"']?zero_optimization[\"']?\s*:\s*\{")
+_STAGE_KEY = re.compile(r"[\"']stage[\"']\s*:\s*([0-3])\b")
+
 #: A plain batch-size key with its value ("batch_size = 128", "--batch-size 64"), not a per-device one.
 _PLAIN_BATCH_KEY = re.compile(r"(?:--)?batch[_-]size\b\s*[=:]?\s*\d", _I)
 
@@ -1374,6 +1392,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     multi_card = False
     """Whether the text says several cards ("多卡", "multiple GPUs") without a count."""
     gpu_ran_out = False
+    zero_block = 0
+    """The last line of a DeepSpeed config's ``"zero_optimization": {`` block still looked at for its ``"stage"``."""
     per_device_batch: Found | None = None
     """The first batch size given by a per-device key ("micro_batch_size = 4")."""
     card_memory_said = False
@@ -1431,6 +1451,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         if not line.strip():
             continue
         low = line.lower()
+        if _ZERO_BLOCK.search(line):
+            zero_block = number + 4
+        if number <= zero_block and (stage := _STAGE_KEY.search(line)) is not None:
+            # a DeepSpeed config pasted as JSON: '"zero_optimization": {' then '"stage": 2,' a line or two below
+            put([("distributed", "deepspeed"), ("zero_stage", int(stage.group(1)))], number, stage.group(0))
+            zero_block = 0
         for m in _INLINE.finditer(line):
             if negated(line, m.start()) or hypothetical(line, m.start(), m.end()):
                 continue
