@@ -1912,3 +1912,31 @@ def test_host_ram_kills_in_development_records_words(said: str, kind: str) -> No
 )
 def test_settings_said_the_way_development_records_say_them(said: str, name: str, value: object) -> None:
     assert facts(said).get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        # development records whose several GPUs the reader did not count
+        ("A100x8x80G dpo train yi34b 显示现存不够", 8),  # LlamaFactory#2263
+        ("qwen1.5-4b全量训练8*80G显卡batch设为1会爆显存", 8),  # LlamaFactory#2992
+        ("I tried to reproduce the 13B rlhf training in A100-80GB * 8.", 8),  # DeepSpeedExamples#410
+        (
+            '设置os.environ["CUDA_VISIBLE_DEVICES"] = "2, 3, 4" 了多卡训练一直报OutOfMemoryError',
+            3,
+        ),  # ChatGLM-Finetuning#66
+        ('python -m paddle.distributed.launch --gpus "0,2" finetune_generation.py', 2),  # PaddleNLP#5822
+        ("I finetuned with 2 card A00 and got error CUDA OOM.", 2),  # finetune-Qwen2-VL#19
+        ("fine-tuning a Llama3-70B model using LoRA on a system with 4x80G GPUs", 4),  # llama-cookbook#626
+        ("我在微调时使用8块12G显存的GPU，模型并行度为8", 8),  # CPM-2-Finetune#23
+        # the hardware asked about in a question is the run's, not a fix
+        ("Any ideas to run on 8 V100-32G gpus?", 8),  # R1-V#89
+        # not counts
+        ("1920x1080 images on a 4090", 1),
+        ("A100 x 8GB", None),
+    ],
+)
+def test_gpu_counts_in_development_records_words(said: str, count: int | None) -> None:
+    got = facts(said)
+    assert got.get("gpu_count") == count
+    assert "resolved_by" not in got

@@ -36,7 +36,9 @@ _FIX_BEFORE = re.compile(
     r"\b(?:fixed|solved|resolved)\s+(?:it\s+)?(?:by|with|after)\b|\b(?:switching|changing|moving)\s+(?:it\s+)?to\b|"
     r"\b(?:does(?:n'?t|\s+not)|did(?:n'?t|\s+not))\s+(?:happen|occur|oom)\s+(?:when|with|if|after|on)\b|"
     r"\bno\s+(?:more\s+)?(?:oom|errors?|crash(?:es)?)\s+(?:when|with|if|after|once)\b|"
-    r"\b(?:went\s+away|is\s+gone|disappeared)\s+(?:when|after|once|with|if)\b|\b(?:works?|worked|fits?|runs?)\s+(?:fine\s+)?on\s+(?:an?\s+|the\s+|my\s+)?$|"
+    r"\b(?:went\s+away|is\s+gone|disappeared)\s+(?:when|after|once|with|if)\b|"
+    # "it runs fine on an A100" (but not "any ideas to run on 8 V100-32G gpus?", R1-V#89: the hardware it has)
+    r"(?<!to )\b(?:works?|worked|fits?|runs?)\s+(?:fine\s+)?on\s+(?:an?\s+|the\s+|my\s+)?$|"
     r"\bcan\s+(?:only\s+)?(?:work|run|train|fit)\s+(?:only\s+)?(?:when|with|if|after|once)\b|"
     r"\b(?:runs?|ran|works?|worked|trains?|trained|fits?)\b[^,;]{0,40}?\bonly\s+(?:when|if|after|once)\s+(?:i\s+|we\s+)?"
     r"(?:set(?:ting)?|us(?:e|ing)|reduc\w+|lower\w*|chang\w+|decreas\w+)?\s*(?:the\s+)?[\w-]*$|"

@@ -655,11 +655,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         r"(?<![\w.\-=])(?<!=\s)(?P<n>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)\s*(?:[x×*]\s*(?:\d{2,3}\s*G[B]?\s+)?)?"
         r"(?:(?:nvidia|tesla|geforce|quadro)\s+){0,2}(?:(?:rtx|gtx)\s+)?(?:" + _GPU_NAMES + r")"
-        r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![\w.])"
+        r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![0-9a-wyz_]|\.\d)"
         r"|(?<![\w.\-=])(?<!=\s)(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
-        r"(?:(?!(?:on|one|two|with|per|of|in|for|and|the|a|an|my|each|every)\b)[\w-]+\s+){0,2}(?:gpus|gpu|cards)\b"
+        r"(?:(?!(?:on|one|two|with|per|of|in|for|and|the|a|an|my|each|every)\b)[\w-]+\s+){0,2}(?:gpus|gpu|cards|card)\b"
         r"|(?:(?<![\w.\-])(?P<n2>\d{1,3})|(?<![简清订账名菜])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
-        r"(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
+        r"(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:显存)?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
+        # a count times the card's memory: "8*80G显卡" (LlamaFactory#2992), "4x80G GPUs" (llama-cookbook#626)
+        r"|(?<![\w.])(?P<n8>\d{1,2})\s*[x×*]\s*(?P<m8>\d{2,3})\s*G(?:B|iB)?\s*(?:的)?\s*(?:显卡|卡|(?:gpus?|cards?)(?![a-z]))"
         r"|(?:" + _GPU_NAMES + r")\s*(?:显卡|卡)?\s*(?P<n6>[两二三四五六七八]|\d{1,2})\s*(?:张|块|台)"
         r"|(?<![\w.])(?P<m5>\d{2,3})\s*G(?:B|iB)?\s*[x×*]\s*(?P<n5>\d{1,2})(?![\w.])(?=\s*(?:vram|gpus?|cards?|显存|显卡|卡|\)|$))"
         r"|(?<![\d.])(?P<n4>[单一两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?"
@@ -952,7 +954,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # DeepSpeed's "--include localhost:0,1" (the ids of one host),
     # "GPUS=8" (but not a list of GPU ids in prose: "on GPUs 1, 2, and 3")
     (
-        r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(?P<ids>\d+(?:\s*,\s*\d+)*)(?![\w,])|"
+        # also the key quoted ('os.environ["CUDA_VISIBLE_DEVICES"] = "2, 3, 4"', ChatGLM-Finetuning#66), PaddlePaddle's
+        # launcher ('paddle.distributed.launch --gpus "0,2"', PaddleNLP#5822)
+        r"\bCUDA_VISIBLE_DEVICES[\"'\]]*\s*=\s*[\"']?(?P<ids>\d+(?:\s*,\s*\d+)*)(?![\w,])|"
+        r"(?<![\w-])--gpus[=\s]+[\"']?(?P<gid>\d+(?:\s*,\s*\d+)+)(?![\w,])|"
         r"--include[=\s]+[\"']?(?:localhost|[\w.-]+):(?P<inc>\d+(?:,\d+)*)(?![\w,@])|"
         r"(?:--(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus)[\"']?\s*[=:\s]|"
         r"\b(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus|GPUS|GPUS_PER_NODE|NPROC_PER_NODE|NUM_GPUS)[\"']?\s*[=:])"
@@ -960,8 +965,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: [
             (
                 "gpu_count",
-                len((m.group("ids") or m.group("inc")).split(","))
-                if m.group("ids") or m.group("inc")
+                len((m.group("ids") or m.group("inc") or m.group("gid")).split(","))
+                if m.group("ids") or m.group("inc") or m.group("gid")
                 else int(m.group("n")),
             )
         ],
@@ -1105,8 +1110,12 @@ PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I)
 
 
 def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
-    raw = next((m.group(g) for g in ("n", "n1", "n2", "n2c", "n3", "n4", "n5", "n6") if m.group(g)), None)
-    if raw is None or (m.group("n5") and int(m.group("m5")) not in _GPU_MEMORY_SIZES):
+    raw = next((m.group(g) for g in ("n", "n1", "n2", "n2c", "n3", "n4", "n5", "n6", "n8") if m.group(g)), None)
+    if (
+        raw is None
+        or (m.group("n5") and int(m.group("m5")) not in _GPU_MEMORY_SIZES)
+        or (m.group("n8") and int(m.group("m8")) not in _GPU_MEMORY_SIZES)
+    ):
         return []  # "80G*8 VRAM" is eight cards of a card's size; "100G*3" is not
     count = _count(raw)
     if count == 1 and _PLACED_ON_ONE.search(m.string[max(0, m.start() - 40) : m.start()]):
@@ -1274,6 +1283,8 @@ _PLAIN_BATCH_KEY = re.compile(r"(?:--)?batch[_-]size\b\s*[=:]?\s*\d", _I)
 _GLUED_SERIES = re.compile(r"\b(rtx|gtx)(?=\d{3,4}\b|\d{3,4}(?:ti|s|d|[x×*]))", _I)
 #: A data-centre card's letter hyphenated from its number: "8 A-100 GPUs" (ColossalAI#2246) is eight A100s.
 _DASHED_SERIES = re.compile(r"\b([AHV])-(?=(?:100|800)s?\b)")
+#: A card's name glued to a count: "A100x8x80G" (LlamaFactory#2263) reads as "A100 x8x80G".
+_GLUED_COUNT = re.compile(r"\b([AHV]100|[AH]800|A6000|L40S?|[1-4]0[5-9]0(?:ti)?)(?=[x×]\d)", _I)
 
 #: A link says nothing about the run (its hashes read as sizes: ".../c3d56f65-929b-..."), except a Hub id.
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"'`]++", re.ASCII)
@@ -1445,9 +1456,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 raw_line = raw_line[: oom.start()]
             else:
                 raw_line = raw_line[: oom.start()] + " " + raw_line[oom.end() :]
-        line = _DASHED_SERIES.sub(
-            r"\1", _GLUED_SERIES.sub(r"\1 ", _URL.sub(_url_words, _HINT.sub(" ", raw_line)))
-        )  # "RTX3090*2" reads as "RTX 3090*2", "A-100" as "A100"
+        line = _GLUED_COUNT.sub(
+            r"\1 ",
+            _DASHED_SERIES.sub(r"\1", _GLUED_SERIES.sub(r"\1 ", _URL.sub(_url_words, _HINT.sub(" ", raw_line)))),
+        )  # "RTX3090*2" reads as "RTX 3090*2", "A-100" as "A100", "A100x8" as "A100 x8"
         if not line.strip():
             continue
         low = line.lower()
