@@ -1940,3 +1940,11 @@ def test_gpu_counts_in_development_records_words(said: str, count: int | None) -
     got = facts(said)
     assert got.get("gpu_count") == count
     assert "resolved_by" not in got
+
+
+def test_weights_loaded_in_32_bits_said_in_words() -> None:
+    # codeshell#8 (development): "the demo loads the model in 32 bits"
+    assert "提供的demo以32位加载模型" in dev_text()
+    assert facts("提供的demo以32位加载模型").get("torch_dtype") == "fp32"
+    assert facts("the model is loaded in 32-bit").get("torch_dtype") == "fp32"
+    assert facts("loaded in 4-bit").get("torch_dtype") is None

@@ -715,7 +715,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # weights kept in full precision, said in words
     (
         r"\b(?:only\s+)?(?:float32|fp32)\s+(?:is|was)\s+used\b|\b(?:loaded|loads?|loading|runs?|trained|training|kept)\s+(?:in|as|with)\s+"
-        r"(?:full\s+precision|float32|fp32)\b|以?(?:fp32|float32|全精度)(?:加载|训练)",
+        r"(?:full\s+precision|float32|fp32|32[- ]?bits?)\b|以?(?:fp32|float32|全精度|32\s*位(?:精度)?)(?:加载|训练)",
         _unless_negated(_simple("torch_dtype", "fp32")),
     ),
     (
