@@ -1465,9 +1465,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         low = line.lower()
         if _ZERO_BLOCK.search(line):
             zero_block = number + 4
-        if number <= zero_block and (stage := _STAGE_KEY.search(line)) is not None:
+        if number <= zero_block and (zero_key := _STAGE_KEY.search(line)) is not None:
             # a DeepSpeed config pasted as JSON: '"zero_optimization": {' then '"stage": 2,' a line or two below
-            put([("distributed", "deepspeed"), ("zero_stage", int(stage.group(1)))], number, stage.group(0))
+            put([("distributed", "deepspeed"), ("zero_stage", int(zero_key.group(1)))], number, zero_key.group(0))
             zero_block = 0
         for m in _INLINE.finditer(line):
             if negated(line, m.start()) or hypothetical(line, m.start(), m.end()):
