@@ -1194,8 +1194,13 @@ _OPTIMIZER_WORD = re.compile(
 )
 
 
+def _inline_key(m: re.Match[str]) -> str:
+    """The config key an :data:`_INLINE` match names, as :data:`RULES` spells it ("--batch-size" -> "batch_size")."""
+    return m.group(1).lower().replace("-", "_")
+
+
 def _inline(m: re.Match[str]) -> list[tuple[str, object]]:
-    key = m.group(1).lower().replace("-", "_")
+    key = _inline_key(m)
     raw = m.group(2)
     if raw is None or raw.lower() in ("and", "or", "to", "is"):
         return RULES[key](True) if key in _BOOL_FLAG and m.group(0).startswith("--") else []
@@ -1478,7 +1483,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             else:
                 pairs = _inline(m)
                 put(pairs, number, m.group(0))
-                if m.group(1).lower().replace("-", "_") in PER_DEVICE_BATCH_KEYS and per_device_batch is None:
+                if _inline_key(m) in PER_DEVICE_BATCH_KEYS and per_device_batch is None:
                     per_device_batch = next(
                         (Found(n, v, number, excerpt(m.group(0))) for n, v in pairs if n == "batch_size"), None
                     )
