@@ -76,3 +76,34 @@ def test_memory_growing_while_loading_is_not_a_leak_of_training_steps(kb):
     assert not leaks & set(loading)
     training = _top3(kb, "training loop: GPU memory keeps growing every step until CUDA out of memory at step 3000")
     assert leaks & set(training)
+
+
+BNB_ONLY = ("bnb-compute-dtype-fp32", "bitsandbytes-4bit-matmul-keeps-input", "bitsandbytes-038-int8-double-memory")
+
+
+def _live(kb, text: str, *facts: str) -> set[str]:
+    session = api.build_session(kb, symptoms=[text], facts=api.parse_facts(kb, list(facts)))
+    return {rc.id for rc in api.analyse(kb, session).diagnosis.causes if not rc.scored.excluded}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # AutoGPTQ#179 (development): bitsandbytes' compute dtype and 4-bit matmul were ranked second and third
+        "OOM in the forward pass of TheBloke/Llama-2-13B-GPTQ with peft LoRA at 2048 tokens on a 3090",
+        "OOM in the forward pass of TheBloke/Mistral-7B-Instruct-v0.2-AWQ at 8k context on a 4090",
+        # wenda#418 (development): ChatGLM's own int4 build
+        "8G显存，可以运行chatglm2-6b-int4模型，但是训练前向时报显存不足",
+    ],
+    ids=["gptq", "awq", "zh-model-int4"],
+)
+def test_bitsandbytes_causes_are_ruled_out_for_weights_another_method_quantized(kb, text):
+    live = _live(kb, text, "bitsandbytes_version=0.41.1", "bnb_compute_dtype=fp32")
+    assert not live & set(BNB_ONLY)
+    # the same report with bitsandbytes' 4 bits keeps them
+    bnb = text.replace("TheBloke/Llama-2-13B-GPTQ", "Llama-2-13B with load_in_4bit=True")
+    bnb = bnb.replace("TheBloke/Mistral-7B-Instruct-v0.2-AWQ", "Mistral-7B with BitsAndBytesConfig(load_in_4bit=True)")
+    bnb = bnb.replace("chatglm2-6b-int4模型", "chatglm2-6b模型（load_in_4bit=True）")
+    assert {"bnb-compute-dtype-fp32", "bitsandbytes-4bit-matmul-keeps-input"} <= _live(
+        kb, bnb, "bitsandbytes_version=0.41.1", "bnb_compute_dtype=fp32"
+    )

@@ -265,3 +265,21 @@ def test_a_plain_batch_size_beside_a_per_device_one_is_the_global_batch():
     assert got["batch_size"] == 4
     alone = {f.name: f.raw for f in read_config("batch_size: 16\n", "args.yaml").found}
     assert alone["batch_size"] == 16
+
+
+@pytest.mark.parametrize(
+    ("quantization_config", "bits", "method"),
+    [
+        ({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False}, "4bit", "gptq"),
+        ({"quant_method": "awq", "bits": 4, "version": "gemm", "zero_point": True}, "4bit", "awq"),
+        ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"}, "4bit", "bitsandbytes"),
+        ({"load_in_8bit": True}, "8bit", "bitsandbytes"),
+        ({"quant_method": "compressed-tensors", "format": "int-quantized"}, None, "other"),
+    ],
+    ids=["gptq", "awq", "bnb-4bit", "bnb-8bit-without-method", "another-method"],
+)
+def test_a_saved_models_quantization_method_is_read(quantization_config, bits, method):
+    """A saved model's config.json names how its weights were quantized; bitsandbytes causes need bitsandbytes."""
+    _, got = read_data({"model_type": "llama", "quantization_config": quantization_config})
+    assert got.get("quantization", (None,))[0] == bits
+    assert got["quant_method"][0] == method

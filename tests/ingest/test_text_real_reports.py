@@ -1948,3 +1948,33 @@ def test_weights_loaded_in_32_bits_said_in_words() -> None:
     assert facts("提供的demo以32位加载模型").get("torch_dtype") == "fp32"
     assert facts("the model is loaded in 32-bit").get("torch_dtype") == "fp32"
     assert facts("loaded in 4-bit").get("torch_dtype") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "method"),
+    [
+        # AutoGPTQ#179, exllama#120, AutoAWQ#267 and wenda#418 (development): checkpoints quantized by GPTQ, AWQ or
+        # the model's own int4 build, where bitsandbytes' compute dtype and matmul bugs have no part
+        ('model_directory = "/root/pulsar/Charybdis-v1.0-GPTQ"', "gptq"),
+        ("I use 32G V100 to try to quantize llama-13B ckpt with AutoGPTQ", "gptq"),
+        ("TheBloke/Llama-2-13B-chat-AWQ", "awq"),
+        ("8G显存，可以运行chatglm2-6b-int4模型，但是使用闻达启动器会报显存不足的错误", "other"),
+        ("model = AutoModel.from_pretrained(path, trust_remote_code=True).quantize(4).cuda()", "other"),
+        ("bnb_config = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4')", "bitsandbytes"),
+        ("model = AutoModelForCausalLM.from_pretrained(name, load_in_8bit=True)", "bitsandbytes"),
+    ],
+)
+def test_the_quantization_method_is_read(said: str, method: str) -> None:
+    assert facts(said).get("quant_method") == method
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "bitsandbytes==0.41.1",  # an environment listing: installed, not used
+        "load_in_4bit=False",
+        "Qwen2-7B-Instruct, no quantization",
+    ],
+)
+def test_no_quantization_method_without_one_in_use(said: str) -> None:
+    assert facts(said).get("quant_method") is None

@@ -223,6 +223,11 @@ def _qlora(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("finetune_method", "qlora"), ("quantization", "8bit" if eight else "4bit")]
 
 
+def _gptq_awq(m: re.Match[str]) -> list[tuple[str, object]]:
+    """A GPTQ or AWQ checkpoint or tool: 4-bit weights (as they are almost always published), quantized by it."""
+    return [("quantization", "4bit"), ("quant_method", "awq" if "awq" in m.group(0).lower() else "gptq")]
+
+
 _DTYPE_WORDS = {
     "bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16", "16": "fp16",
     "float32": "fp32", "fp32": "fp32",
@@ -707,7 +712,18 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?<![\w-])--load[_-]([48])bit\b(?!\s*[=:]?\s*['\"]?(?:false|0)\b)",
         lambda m: [("quantization", f"{m.group(1)}bit")],
     ),
-    (r"[\w.](?:-|_)(?:gptq|awq)\b|\b(?:auto)?(?:gptq|awq)\b", _unless_negated(_simple("quantization", "4bit"))),
+    (r"[\w.](?:-|_)(?:gptq|awq)\b|\b(?:auto)?(?:gptq|awq)\b", _unless_negated(_gptq_awq)),
+    # which method quantized the weights: bitsandbytes' own names and settings (a bare "bitsandbytes", as in an
+    # environment listing, says only that it is installed); a model's own int4 build ("chatglm2-6b-int4",
+    # "Qwen-7B-Chat-Int4", ChatGLM's model.quantize(4)) is not bitsandbytes
+    (
+        r"\bBitsAndBytesConfig\b|\bbnb_4bit_\w+|\bload[_ ]in[_ ][48]bit\b" + _NOT_SET_OFF + r"|\bnf4\b",
+        _unless_negated(_simple("quant_method", "bitsandbytes")),
+    ),
+    (
+        r"(?<=[a-z0-9])[-_]int[48]\b(?![-_.]?(?:gptq|awq))|\.quantize\(\s*(?:bits\s*=\s*)?[48]\s*\)",
+        _unless_negated(_simple("quant_method", "other")),
+    ),
     # a quantization flag set off ("load_in_4bit = False", "load_in_8bit=False"): 16-bit weights, unless a bit width
     # is read first
     (r"\bload[_ ]in[_ ][48]bit['\"]?\s*[=:]\s*['\"]?false\b", _simple("quantization", "none")),
