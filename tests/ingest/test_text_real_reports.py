@@ -1978,3 +1978,46 @@ def test_the_quantization_method_is_read(said: str, method: str) -> None:
 )
 def test_no_quantization_method_without_one_in_use(said: str) -> None:
     assert facts(said).get("quant_method") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "size"),
+    [
+        # FlagEmbedding#619 and #731 (development): BGE models named without their size
+        ("reranker = FlagReranker('BAAI/bge-reranker-large', use_fp16=True)", 0.56),
+        ("--model_name_or_path bge-m3 \\", 0.568),
+        ("fine-tuning google/flan-t5-large with Seq2SeqTrainer", 0.783),
+        ("microsoft/Florence-2-large on a T4", 0.77),
+        ("fine tune the XLNET model: --transformer_model=xlnet-base-cased", 0.117),
+        ("openai/whisper-large-v3 fine-tuning", 1.55),
+        ("GPT-2 medium", 0.355),
+        ("gpt2", 0.124),
+    ],
+)
+def test_small_models_named_without_a_size_have_their_published_size(said: str, size: float) -> None:
+    assert facts(said).get("model_params_b") == size
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "value"),
+    [
+        # FlagEmbedding#731 (development): DeepSpeed and checkpointing commented out of the launch script; torchrun
+        # still launches one process per card
+        (
+            "torchrun --nproc_per_node 8 \\\n-m FlagEmbedding.reranker.run \\\n"
+            "# --deepspeed .../examples/finetune/ds_config.json\n# --gradient_checkpointing\n--fp16 \\",
+            "distributed",
+            "ddp",
+        ),
+        ("# --gradient_checkpointing\n--fp16 \\", "gradient_checkpointing", None),
+        # lit-llama#286 (development): the larger batch commented out above the one in use
+        ("# batch_size = 128\nmicro_batch_size = 4", "batch_size", 4),
+    ],
+)
+def test_a_commented_out_setting_is_not_the_runs(said: str, name: str, value: object) -> None:
+    assert facts(said).get(name) == value
+
+
+def test_a_markdown_heading_is_not_a_commented_out_setting() -> None:
+    got = facts("# System Info\n## Reproduction: gradient_checkpointing=True, deepspeed zero3 on 8 A100")
+    assert got["gradient_checkpointing"] is True and got["zero_stage"] == 3

@@ -273,8 +273,32 @@ _SMALL_MODELS = {
     "gpt2": 0.124, "gpt2-medium": 0.355, "gpt2-large": 0.774, "gpt2-xl": 1.5,
     "bert-base": 0.11, "bert-large": 0.34, "distilbert-base": 0.066,
     "roberta-base": 0.125, "roberta-large": 0.355, "distilroberta-base": 0.082,
+    "xlm-roberta-base": 0.278, "xlm-roberta-large": 0.56,
     "t5-small": 0.06, "t5-base": 0.22, "t5-large": 0.77, "bart-base": 0.14, "bart-large": 0.4,
+    "flan-t5-small": 0.077, "flan-t5-base": 0.248, "flan-t5-large": 0.783, "flan-t5-xl": 2.85, "flan-t5-xxl": 11.3,
+    "mt5-small": 0.3, "mt5-base": 0.58, "mt5-large": 1.23, "mt5-xl": 3.7, "mt5-xxl": 13.0,
+    "xlnet-base": 0.117, "xlnet-large": 0.36, "electra-base": 0.11, "electra-large": 0.335,
+    "deberta-base": 0.14, "deberta-large": 0.4, "deberta-v3-base": 0.184, "deberta-v3-large": 0.435,
+    "longformer-base": 0.149, "longformer-large": 0.435,
+    "bge-small": 0.033, "bge-base": 0.11, "bge-large": 0.335, "bge-m3": 0.568,
+    "bge-reranker-base": 0.278, "bge-reranker-large": 0.56, "bge-reranker-v2-m3": 0.568,
+    "florence-2-base": 0.23, "florence-2-large": 0.77,
+    "whisper-tiny": 0.039, "whisper-base": 0.074, "whisper-small": 0.244, "whisper-medium": 0.769,
+    "whisper-large": 1.55,
 }  # fmt: skip
+#: The names of :data:`_SMALL_MODELS` as a pattern: longest first, "-" also written "_", " " or left out
+#: (and "GPT-2" as people write it).
+_SMALL_NAMES = "|".join(
+    re.escape(name).replace(r"\-", "[-_ ]?").replace("gpt2", "gpt[-_ ]?2")
+    for name in sorted(_SMALL_MODELS, key=len, reverse=True)
+)
+_SMALL_BY_KEY = {name.replace("-", ""): size for name, size in _SMALL_MODELS.items()}
+
+
+def _small_model(m: re.Match[str]) -> list[tuple[str, object]]:
+    """A small model named without its size: its published parameter count."""
+    size = _SMALL_BY_KEY.get(re.sub(r"[-_ ]", "", m.group("s").lower()))
+    return [] if size is None else [("model_params_b", size)]
 
 
 def _params(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -643,16 +667,14 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: [] if worked_size(m) else _params(m),
     ),
     # a model of millions of parameters: "finetune 117M model", "a 350M-parameter model"; and the small models people
-    # name without a size (GPT-2, BERT, RoBERTa, T5, BART), whose sizes are their published ones
+    # name without a size (GPT-2, BERT, RoBERTa, T5, BART, XLNet, DeBERTa, BGE, Florence-2, Whisper), whose sizes are
+    # their published ones
     (
         r"(?<![\w.])(?P<m>\d{2,3})\s*m(?:illion)?[- ]?(?:params|parameters|parameter|model)\b",
         lambda m: [("model_params_b", round(int(m.group("m")) / 1000, 3))],
     ),
-    (
-        r"(?<![\w/.-])(?P<s>gpt-?2(?:-(?:medium|large|xl))?|(?:distil)?bert-(?:base|large)|(?:distil)?roberta-(?:base|large)|"
-        r"t5-(?:small|base|large)|bart-(?:base|large))(?!\w)",
-        lambda m: [("model_params_b", _SMALL_MODELS[m.group("s").lower().replace("gpt-2", "gpt2")])],
-    ),
+    # (also after an organisation: "google/flan-t5-large", "BAAI/bge-reranker-large", "microsoft/Florence-2-large")
+    (r"(?:(?<=/)|(?<![\w/.-]))(?P<s>" + _SMALL_NAMES + r")(?![\w.])", _small_model),
     # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡" (not
     # the model number of "8 A-100 GPUs", ColossalAI#2246);
     # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4), nor out of a setting's
@@ -1122,6 +1144,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _unless_negated(_weights_dtype),
     ),
 )
+#: A setting or a line of code commented out in a pasted script or config: "# --gradient_checkpointing",
+#: "#deepspeed=ds.json", "# gradient_checkpointing: true", "# model.gradient_checkpointing_enable()". A Markdown
+#: heading ("# System Info", "## Reproduction: ...") is not one.
+_COMMENTED_OUT = re.compile(
+    r"\s*#+\s*(?:--?[a-z][\w-]*|[a-z_][\w.]*\s*=(?!=)|[a-z][a-z0-9]*_[\w.]*\s*:\s*\S|[\w.]+\.[a-z_]\w*\()", _I
+)
+
 PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I), f) for p, f in _PATTERN_TABLE)
 
 
@@ -1481,8 +1510,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             r"\1 ",
             _DASHED_SERIES.sub(r"\1", _GLUED_SERIES.sub(r"\1 ", _URL.sub(_url_words, _HINT.sub(" ", raw_line)))),
         )  # "RTX3090*2" reads as "RTX 3090*2", "A-100" as "A100", "A100x8" as "A100 x8"
-        if not line.strip():
-            continue
+        if not line.strip() or _COMMENTED_OUT.match(line):
+            continue  # "# --deepspeed ds_config.json" in a pasted script: switched off, not the run's setting
         low = line.lower()
         if _ZERO_BLOCK.search(line):
             zero_block = number + 4
