@@ -2021,3 +2021,30 @@ def test_a_commented_out_setting_is_not_the_runs(said: str, name: str, value: ob
 def test_a_markdown_heading_is_not_a_commented_out_setting() -> None:
     got = facts("# System Info\n## Reproduction: gradient_checkpointing=True, deepspeed zero3 on 8 A100")
     assert got["gradient_checkpointing"] is True and got["zero_stage"] == 3
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # ChatGLM3#1323 and transformers#16616 (development): the process vanished without a traceback, as the
+        # kernel's OOM killer leaves it (a CUDA OOM raises one)
+        "8G显存运行 basic_demo 加载到29%退出，无报错",
+        "After `Finished initializing model with 11.14B parameters`, it quits without outputting a model response.",
+        "程序没有任何报错就直接退出了",
+        "the kernel died without any error message while loading checkpoint shards",
+    ],
+)
+def test_a_process_that_vanishes_without_a_traceback_ran_out_of_host_ram(said: str) -> None:
+    assert facts(said).get("error_kind") == "host_oom"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "training finished and exited without errors",
+        "it exits without error when I use a smaller batch",
+        "训练完正常退出，无报错",
+    ],
+)
+def test_a_run_that_ends_without_errors_is_not_killed(said: str) -> None:
+    assert facts(said).get("error_kind") is None

@@ -841,7 +841,15 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:会|就|都|直接)\s*killed\b|\b(?:get|gets|got)\s+kill\b|\bkilling\s+(?:the\s+)?process\b|"
         r"\bram\s*(?:会|就)?\s*(?:炸|爆)|\b(?:oom|out\s+of\s+memory)\s+(?:was|is)\s+(?:for|on|in)\s+(?:the\s+)?(?:cpu|host|system)\s+(?:ram|memory)\b|"
         r"cpu\s*(?:的)?\s*内存[^。；;！？!?，,]{0,16}?(?:oom|溢出|爆|不够|不足)|"
-        r"\b(?:excessive|heavy|huge)\s+(?:cpu|host|system)\s+(?:ram|memory)\b",
+        r"\b(?:excessive|heavy|huge)\s+(?:cpu|host|system)\s+(?:ram|memory)\b|"
+        # a process that vanishes without a traceback: a CUDA OOM raises one, the kernel's OOM killer leaves none
+        # ("加载到29%退出，无报错", ChatGLM3#1323; "it quits without outputting a model response", transformers#16616)
+        # ("exits without errors" alone is a run that finished)
+        r"\b(?:dies|died|crash(?:es|ed))\b[^.;\n]{0,30}?\bwithout\s+(?:any\s+|an\s+)?(?:error|message|traceback|exception)|"
+        r"\b(?:quits?|quitted|exits?|exited|terminat(?:es|ed)|stops?|stopped)\b[^.;\n]{0,30}?\bwithout\s+(?:any\s+|an\s+)?"
+        r"(?:(?:error\s+)?(?:message|traceback)|output(?:ting)?\b)|"
+        r"(?<!正常)(?:退出|闪退|崩溃|挂掉|停止运行)了?[，,\s]*也?(?:无|没有|没)(?:任何)?(?:报错|错误|提示|输出)|"
+        r"(?:无|没有|没)(?:任何)?(?:报错|错误提示|提示)[，,\s]*(?:就|直接|自动){0,2}(?:退出|闪退|崩溃)",
         _unless_negated(_simple("error_kind", "host_oom")),
     ),
     # the card's memory ran out, said in words: "爆显存", "显存不足", "ran out of VRAM"
