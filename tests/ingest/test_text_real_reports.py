@@ -2048,3 +2048,23 @@ def test_a_process_that_vanishes_without_a_traceback_ran_out_of_host_ram(said: s
 )
 def test_a_run_that_ends_without_errors_is_not_killed(said: str) -> None:
     assert facts(said).get("error_kind") is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # LlamaFactory#24 and #1846, VeOmni#159 (development): one card worked, several run out
+        "用两张4090微调13b的belle出现oom，单卡则不会",
+        "我的设备是：4090*4 当我设置为单卡的时候正常运行，但是设置为多卡，则会报错OOM",
+        "单卡训练没有问题，多卡情况会OOM",
+        "single GPU training works fine, but with 2 GPUs I get OOM",
+    ],
+)
+def test_one_card_working_and_several_failing_is_a_change_of_gpus_not_a_fix(said: str) -> None:
+    got = facts(said)
+    assert got.get("last_change") == "gpus_or_launch"
+    assert got.get("gpu_count") != 1 and got.get("resolved_by") is None
+
+
+def test_one_card_working_alone_says_nothing_about_a_change() -> None:
+    assert facts("单卡推理正常").get("last_change") is None

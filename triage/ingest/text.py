@@ -1370,6 +1370,18 @@ def _same_setting(m: re.Match[str]) -> str:
 _MULTI_CARD = re.compile(
     r"多卡(?!推理|部署)|多张(?:显)?卡|多个\s*gpu|\b(?:multiple|several|multi)[- ]gpus?\b(?!\s+inference)", _I
 )
+#: One card worked and several fail: "单卡训练正常，多卡出现了OOM", "用两张4090微调13b出现oom，单卡则不会", "single GPU
+#: training works fine, but with 2 GPUs I get OOM". The weights fit one card; what changed is the GPUs and the
+#: launch (LlamaFactory#24 and #1846, VeOmni#159, llama-cookbook#556). Going back to one card is not the fix.
+_ONE_CARD_WORKED = re.compile(
+    r"单(?:卡|张卡|个?\s*gpu)[^。；;！!？?\n]{0,12}?(?:正常|可以|没问题|没有问题|不会|能跑|跑得起来|能训练|没有出现|没出现)"
+    r"[^。；;！!？?\n]{0,30}?(?:多卡|多张|两张|双卡|多个\s*gpu|[2-8二三四五六七八]\s*(?:张|块)?卡)|"
+    r"(?:多卡|多张(?:显)?卡|两张|双卡|多个\s*gpu|[2-8二三四五六七八]\s*(?:张|块)卡)[^。；;！!？?\n]{0,40}?"
+    r"(?:oom|爆显存|显存(?:不足|不够|溢出)|out of memory)[^。；;！!？?\n]{0,12}?单(?:卡|张卡)[^。；;！!？?\n]{0,6}?(?:正常|可以|没问题|不会|能跑)|"
+    r"\b(?:single|one|1)[- ](?:gpu|card)\b[^.;!?\n]{0,50}?\b(?:works?|worked|is\s+fine|runs?\s+fine|ran\s+fine|is\s+ok)\b"
+    r"[^.;!?\n]{0,60}?\b(?:multi(?:ple)?|two|2|several|more|[2-8])[- ]?(?:gpus?|cards?)\b",
+    _I,
+)
 #: A count of one said in words ("单卡", "single GPU"), which a later count of several cards replaces.
 _ONE_CARD_WORDS = re.compile(r"单|一张|一块|\bsingle\b|\bone\b|\b1\s*(?:x|\*|gpu|card)", _I)
 #: The card's memory ran out, said in words: "显存不够", "爆显存", "GPU memory is not enough".
@@ -1567,6 +1579,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             elif state is False:
                 put(toggle.off, number, line)
         same.update(_same_setting(m) for m in _SAME_SETTING.finditer(line))
+        one_worked = _ONE_CARD_WORKED.search(line)
+        if one_worked is not None and not negated(line, one_worked.start()):
+            put([("last_change", "gpus_or_launch")], number, one_worked.group(0))
         gpu_neicun = gpu_neicun or _GPU_NEICUN.search(line) is not None
         said_multi = _MULTI_CARD.search(line)
         multi_card = multi_card or (said_multi is not None and not negated(line, said_multi.start()))
@@ -1646,6 +1661,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     failing_stage.setdefault(pairs[0][1], (number, m.group(0)))
                 if pairs and hypothetical(line, m.start(), m.end()):
                     pairs = [(name, value) for name, value in pairs if name not in _SETTINGS]
+                if one_worked is not None:
+                    pairs = [(name, value) for name, value in pairs if (name, value) != ("gpu_count", 1)]
                 # what happened to the run ("还是爆显存") is never what fixed it
                 if (
                     pairs
