@@ -2068,3 +2068,11 @@ def test_one_card_working_and_several_failing_is_a_change_of_gpus_not_a_fix(said
 
 def test_one_card_working_alone_says_nothing_about_a_change() -> None:
     assert facts("单卡推理正常").get("last_change") is None
+
+
+def test_a_cards_neicun_is_the_cards_memory() -> None:
+    # LlamaFactory#3754 (development): "每张卡内存" is each card's memory, so the 内存 that ran out is the card's
+    said = "A800 每张卡内存占用在40G以内，但是用自定义数据集（平均每条长度都在7000+），同样的配置训练，直接爆内存了"
+    assert facts(said).get("error_kind") == "cuda_oom"
+    # a machine's 内存, sized, is the host's
+    assert facts("8卡机器，内存512G，直接爆内存了").get("error_kind") == "host_oom"

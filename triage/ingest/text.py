@@ -1417,6 +1417,8 @@ def _one_card(found: Found) -> bool:
 #: "GPU内存", "显卡内存": a user who calls the card's memory 内存.
 _GPU_NEICUN = re.compile(
     r"(?:gpu|cuda|显卡)\s*(?:的)?\s*内存|"
+    # the card's memory said as a card's 内存: "A800 每张卡内存占用在40G以内" (LlamaFactory#3754), "单卡的内存"
+    r"(?:每|单|一)\s*(?:张|块)?\s*卡\s*(?:的)?\s*内存|"
     # a card's name with its memory: "1080Ti，11GB内存", "3090 24G内存"
     r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*(?:6|8|10|11|12|16|20|22|24)\s*g(?:b|ib)?\s*(?:的)?\s*内存",
     re.IGNORECASE,
