@@ -107,3 +107,18 @@ def test_bitsandbytes_causes_are_ruled_out_for_weights_another_method_quantized(
     assert {"bnb-compute-dtype-fp32", "bitsandbytes-4bit-matmul-keeps-input"} <= _live(
         kb, bnb, "bitsandbytes_version=0.41.1", "bnb_compute_dtype=fp32"
     )
+
+
+def test_weights_larger_than_one_card_under_zero2_point_at_the_zero_stage(kb):
+    # LongLoRA#97 (development): the weights exceed one card, and ZeRO-2 keeps a whole copy on each of the eight
+    text = (
+        "70B SFT out of memory? I'm using the 8xa100 GPU(80G) to do the SFT with the exact same parameter as in the "
+        "instruction. If I'm using the stage2.json, it shows GPU OOM, but if i change to stage3.json, it works fine "
+        "and shows each gpu only use about 11G meomory?"
+    )
+    assert _top3(kb, text)[0] == "zero-stage-too-low"
+    # on one card there is nothing to shard the weights over
+    shard = "the weights alone exceed one card and ZeRO 0-2 keeps a whole copy on each; ZeRO-3 would shard them over the cards"
+    one = "Full fine-tuning of Llama-2-70B in bf16 with DeepSpeed ZeRO-2 on one A100 80GB: CUDA out of memory"
+    assert shard not in _labels(kb, "zero-stage-too-low", one)
+    assert shard in _labels(kb, "zero-stage-too-low", one.replace("one A100 80GB", "8x A100 80GB"))
