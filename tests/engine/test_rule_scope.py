@@ -118,7 +118,8 @@ def test_weights_larger_than_one_card_under_zero2_point_at_the_zero_stage(kb):
     )
     assert _top3(kb, text)[0] == "zero-stage-too-low"
     # on one card there is nothing to shard the weights over
-    shard = "the weights alone exceed one card and ZeRO 0-2 keeps a whole copy on each; ZeRO-3 would shard them over the cards"
+    shard = "the weights alone exceed one card and ZeRO 0-2 keeps a whole copy on each; ZeRO-3 would shard them"
+    shard += " over the cards"
     one = "Full fine-tuning of Llama-2-70B in bf16 with DeepSpeed ZeRO-2 on one A100 80GB: CUDA out of memory"
     assert shard not in _labels(kb, "zero-stage-too-low", one)
     assert shard in _labels(kb, "zero-stage-too-low", one.replace("one A100 80GB", "8x A100 80GB"))
