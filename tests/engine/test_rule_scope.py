@@ -123,3 +123,13 @@ def test_weights_larger_than_one_card_under_zero2_point_at_the_zero_stage(kb):
     one = "Full fine-tuning of Llama-2-70B in bf16 with DeepSpeed ZeRO-2 on one A100 80GB: CUDA out of memory"
     assert shard not in _labels(kb, "zero-stage-too-low", one)
     assert shard in _labels(kb, "zero-stage-too-low", one.replace("one A100 80GB", "8x A100 80GB"))
+
+
+def test_torch_2_0_alone_does_not_put_its_sdpa_fallback_first(kb):
+    # localGPT#293 (development): torch 2.0.1 named, nothing about SDPA or the length; most 2023 reports ran torch 2.0
+    text = "torch.cuda.OutOfMemoryError: CUDA out of memory. PyTorch 2.0.1, CUDA 11.8"
+    assert _top3(kb, text)[0] != "torch-20-sdpa-mask-math-fallback"
+    # SDPA in use and long sequences: the mechanism
+    assert "torch-20-sdpa-mask-math-fallback" in _top3(
+        kb, text, "attn_implementation=sdpa", "max_length=4096", "phase=forward"
+    )
