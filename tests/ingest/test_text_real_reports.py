@@ -2076,3 +2076,12 @@ def test_a_cards_neicun_is_the_cards_memory() -> None:
     assert facts(said).get("error_kind") == "cuda_oom"
     # a machine's 内存, sized, is the host's
     assert facts("8卡机器，内存512G，直接爆内存了").get("error_kind") == "host_oom"
+
+
+def test_a_plain_batch_set_in_words_gives_way_to_the_per_device_key() -> None:
+    # lit-llama#286 (development): "batch size" said in words then set in code beside micro_batch_size
+    said = (
+        "I changed batch size to this:\n\n```\n# batch_size = 128\nbatch_size = 6\nmicro_batch_size = 2\n"
+        "gradient_accumulation_steps = batch_size // micro_batch_size\n```\n\nstill get OOM, on v100 32GB , why？"
+    )
+    assert facts(said).get("batch_size") == 2

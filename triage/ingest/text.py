@@ -1335,7 +1335,7 @@ _ZERO_BLOCK = re.compile(r"[\"']?zero_optimization[\"']?\s*:\s*\{")
 _STAGE_KEY = re.compile(r"[\"']stage[\"']\s*:\s*([0-3])\b")
 
 #: A plain batch-size key with its value ("batch_size = 128", "--batch-size 64"), not a per-device one.
-_PLAIN_BATCH_KEY = re.compile(r"(?:--)?batch[_-]size\b\s*[=:]?\s*\d", _I)
+_PLAIN_BATCH_KEY = re.compile(r"(?:--)?batch[_ -]?size\b\s*[=:]?\s*\d", _I)
 
 #: A GPU series glued to its number: "RTX3090", "GTX1080".
 _GLUED_SERIES = re.compile(r"\b(rtx|gtx)(?=\d{3,4}\b|\d{3,4}(?:ti|s|d|[x×*]))", _I)
