@@ -89,7 +89,7 @@ ANSWERED: Mapping[str, float] = {
     "memory_growth": 0.11,
     "mixed_precision": 0.12,
     "model_name": 0.8,
-    "model_params_b": 0.67,
+    "model_params_b": 0.68,
     "num_beams": 0.0,
     "offload": 0.04,
     "offload|distributed=deepspeed": 0.19,
