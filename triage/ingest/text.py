@@ -431,6 +431,10 @@ def _trainer(m: re.Match[str]) -> list[tuple[str, object]]:
 #: What happened to the run, never a change that made it work: "batch size 改成1了还是爆显存" changed the batch.
 _NOT_A_FIX = frozenset({"error_kind", "memory_growth", "trained_before_oom", "oom_step", "phase", "out_of_scope"})
 
+#: Facts that say how another one was done ("load_in_8bit" is bitsandbytes' 8 bits): the change that made a run work
+#: is the other fact (quantization), never these.
+_SAYS_HOW = frozenset({"quant_method"})
+
 #: The run's settings (what a question can ask whether to use), unlike what the run is (model, GPU, method).
 _SETTINGS = frozenset(
     {
@@ -1770,7 +1774,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     changed = sorted(
         name
         for name, value in fixed.items()
-        if name not in same and (name not in out or str(out[name].raw) != str(value))
+        if name not in same and name not in _SAYS_HOW and (name not in out or str(out[name].raw) != str(value))
     )
     if changed:
         out["resolved_by"] = Found(
