@@ -162,14 +162,13 @@ def _quant_config(value: Any) -> Pairs:
     """
     if not isinstance(value, Mapping):
         return []
-    method = _quant_method(value.get("quant_method"))
     if _bool(value.get("load_in_4bit")) or _bool(value.get("_load_in_4bit")):
         out: Pairs = [("quantization", "4bit"), ("quant_method", "bitsandbytes")]
         out += _double_quant(value.get("bnb_4bit_use_double_quant"))
         return out + _bnb_compute_dtype(value.get("bnb_4bit_compute_dtype"))
     if _bool(value.get("load_in_8bit")) or _bool(value.get("_load_in_8bit")):
         return [("quantization", "8bit"), ("quant_method", "bitsandbytes")]
-    return _quant_bits(value.get("bits")) + method
+    return _quant_bits(value.get("bits")) + _quant_method(value.get("quant_method"))
 
 
 def _quant_method(value: Any) -> Pairs:

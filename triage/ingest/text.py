@@ -297,8 +297,7 @@ _SMALL_BY_KEY = {name.replace("-", ""): size for name, size in _SMALL_MODELS.ite
 
 def _small_model(m: re.Match[str]) -> list[tuple[str, object]]:
     """A small model named without its size: its published parameter count."""
-    size = _SMALL_BY_KEY.get(re.sub(r"[-_ ]", "", m.group("s").lower()))
-    return [] if size is None else [("model_params_b", size)]
+    return [("model_params_b", _SMALL_BY_KEY[re.sub(r"[-_ ]", "", m.group("s").lower())])]
 
 
 def _params(m: re.Match[str]) -> list[tuple[str, object]]:
