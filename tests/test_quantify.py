@@ -107,3 +107,29 @@ def test_the_whole_model_against_one_card_is_derived_apart_from_the_shard_a_card
     # one card and no sharding: the two agree
     alone = derive(facts(model_params_b=7.0, gpu_name="RTX 3090", torch_dtype="bf16"))
     assert alone.value("whole_weights_exceed_gpu") is alone.value("weights_exceed_gpu") is False
+
+
+def test_a_full_fine_tunes_state_is_weighed_against_all_its_gpus():
+    # 7B full fine-tune on one 80 GB card, dtype unstated: sized as mixed precision (fp32 weights and AdamW
+    # states, 16 B a parameter, how Trainer and DeepSpeed train), it cannot fit before a single activation
+    one = derive(facts(model_params_b=7.0, gpu_memory_bytes=80 * 2**30, finetune_method="full"))
+    assert one.value("state_gpu_share") > 1.2
+    assert "mixed precision" in (one["state_gpu_share"].source.excerpt or "")
+    # trained in pure bf16, the same state is half as large and fits
+    pure = derive(facts(model_params_b=7.0, gpu_memory_bytes=80 * 2**30, finetune_method="full", torch_dtype="bf16"))
+    assert 0.6 < pure.value("state_gpu_share") < 0.7
+    # 13B on 4 x 32 GB: ZeRO-3 over all four still leaves ~50 GiB a card, whatever stage the run used
+    four = derive(facts(model_params_b=13.0, gpu_memory_bytes=32 * 2**30, gpu_count=4, finetune_method="full"))
+    assert four.value("state_gpu_share") > 1.5
+    assert "spread over 4 GPUs" in (four["state_gpu_share"].source.excerpt or "")
+    # eight 80 GB cards hold a 7B full fine-tune's state once it is sharded
+    eight = derive(facts(model_params_b=7.0, gpu_memory_bytes=80 * 2**30, gpu_count=8, finetune_method="full"))
+    assert eight.value("state_gpu_share") < 0.2
+
+
+def test_the_state_is_not_weighed_on_an_assumed_method_or_gpu_count():
+    # the method decides whether the state is 16 B or a LoRA's few MB a parameter
+    assert "state_gpu_share" not in derive(facts(model_params_b=7.0, gpu_memory_bytes=80 * 2**30))
+    # DeepSpeed named without a GPU count: the estimator sizes 2 GPUs, which says nothing about the user's
+    ds = facts(model_params_b=7.0, gpu_memory_bytes=80 * 2**30, finetune_method="full", distributed="deepspeed")
+    assert "state_gpu_share" not in derive(ds)

@@ -131,6 +131,8 @@ DEPENDS_ON: dict[str, frozenset[str]] = {
     "whole_weights_exceed_gpu": frozenset({"quantization"}),
     "weights_gpu_share": frozenset({"quantization"}),
     "does_not_fit_at_batch_1": frozenset({"max_length", "gradient_checkpointing", "quantization"}),
+    # the state of a full fine-tune is 8 times a LoRA run's weights; spread over an assumed 2 GPUs it says nothing
+    "state_gpu_share": frozenset({"finetune_method", "quantization", "gpu_count"}),
     "largest_component": frozenset({"max_length", "batch_size", "gradient_checkpointing"}),
     "estimated_peak_bytes": frozenset({"max_length", "batch_size", "gradient_checkpointing"}),
 }

@@ -133,3 +133,14 @@ def test_torch_2_0_alone_does_not_put_its_sdpa_fallback_first(kb):
     assert "torch-20-sdpa-mask-math-fallback" in _top3(
         kb, text, "attn_implementation=sdpa", "max_length=4096", "phase=forward"
     )
+
+
+def test_a_full_fine_tune_whose_state_exceeds_every_gpu_points_at_the_state_not_the_zero_stage(kb):
+    # LlamaFactory#358 (development): 7B full fine-tune on one A100 80GB; its mixed-precision state (~103 GiB)
+    # exceeds the card before any activation: resolved by LoRA or more GPUs, not by a ZeRO stage
+    text = "7b/6b模型 全参数 会溢出。\nbatch_size=4\n\nA100-80G\n\nGLM和通义，都会溢出。可能代码问题。"
+    assert _top3(kb, text, lang="zh")[0] == "adamw-states-full-finetune"
+    exceeds = "the weights, gradients and optimizer states alone exceed the GPUs, even spread evenly over all of them"
+    assert exceeds in _labels(kb, "adamw-states-full-finetune", text)
+    # on eight such cards the state fits once sharded: the estimate no longer speaks for it
+    assert exceeds not in _labels(kb, "adamw-states-full-finetune", text.replace("A100-80G", "8张A100-80G"))

@@ -581,6 +581,8 @@ def test_inference_as_the_models_purpose_is_not_the_generation_phase(said: str, 
         ("显存占用达到了 23.5GB", 23.5),
         ("Just loading it, nvidia-smi says it uses about 30GB of VRAM", 30.0),
         ("finetune llama2-7b costs 64GB GPU mem", 64.0),
+        # api-for-open-llm#38 (development): "the amount used" (占用量), twice what the 13B model alone takes
+        ("服务正常，但是总显存占用量达到了 50 GB 左右，相比单独加载的13B模型，显存占用量翻倍", 50.0),
     ],
 )
 def test_memory_seen_in_use_is_read_as_used_not_as_the_cards(said: str, gib: float) -> None:

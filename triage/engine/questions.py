@@ -202,6 +202,12 @@ DERIVED_FROM: Mapping[str, tuple[tuple[str, ...], ...]] = {
     "weights_exceed_gpu": (("model_name", "model_params_b"), ("gpu_name", "gpu_memory_bytes")),
     "whole_weights_exceed_gpu": (("model_name", "model_params_b"), ("gpu_name", "gpu_memory_bytes")),
     "weights_gpu_share": (("model_name", "model_params_b"), ("gpu_name", "gpu_memory_bytes")),
+    "state_gpu_share": (
+        ("model_name", "model_params_b"),
+        ("gpu_name", "gpu_memory_bytes"),
+        ("finetune_method",),
+        ("gpu_count",),
+    ),
 }
 
 

@@ -6,6 +6,9 @@
   run shards (what a process that loads the whole model, such as a prediction script, puts on its GPU);
 * ``weights_gpu_share``: the weights over the GPU's capacity (0.95: the weights fit, leaving 5 % for
   everything else);
+* ``state_gpu_share``: the weights, gradients and optimizer states alone, spread evenly over every GPU of the
+  run (as ZeRO-3 would spread them), over a GPU's capacity: from 1.0 no sharding stage makes the run fit, only a
+  smaller state (LoRA, an 8-bit or paged optimizer), offloading or more GPUs;
 * ``does_not_fit_at_batch_1``: even per-device batch 1 (accumulation keeping the effective
   batch) exceeds the GPU;
 * ``largest_component``: the biggest component at the peak;
@@ -19,11 +22,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from triage.estimate.architecture import Architecture
-from triage.estimate.changes import apply_changes
+from triage.estimate.architecture import Architecture, ArchitectureError
+from triage.estimate.changes import ChangeError, apply_changes
+from triage.estimate.components.distributed import sharding
 from triage.estimate.components.weights import weights
 from triage.estimate.estimator import Estimate, GiB, estimate
-from triage.estimate.run import ModelUnknown, fact_values
+from triage.estimate.optimizers import OptimizerError
+from triage.estimate.run import ModelUnknown, RunError, fact_values
 
 if TYPE_CHECKING:
     from triage.facts import Fact, FactSet
@@ -77,6 +82,19 @@ def derived_facts(
                 f"{cap / GiB:.2f} GiB",
             )
         )
+        state = _spread_state(values, arch, est)
+        if state is not None:
+            need, gpus, mixed = state
+            spread = f"spread over {gpus} GPUs as ZeRO-3 would, " if gpus > 1 else ""
+            how = " (in mixed precision: fp32 weights and optimizer states)" if mixed else ""
+            out.append(
+                fact(
+                    "state_gpu_share",
+                    round(need / cap, 2),
+                    f"weights, gradients and optimizer states{how} {spread}{need / GiB:.2f} GiB a GPU, "
+                    f"{need / cap:.0%} of its usable {cap / GiB:.2f} GiB",
+                )
+            )
         one = (
             est
             if est.run.batch == 1
@@ -90,6 +108,35 @@ def derived_facts(
             )
         )
     return out
+
+
+#: The components of the model state: what the run keeps whatever its batch and sequence length.
+_STATE = ("weights", "lora_adapters", "modules_to_save", "gradients", "optimizer_state", "master_weights")
+
+
+def _spread_state(values: Mapping[str, Any], arch: Architecture | None, est: Estimate) -> tuple[int, int, bool] | None:
+    """The model state one GPU holds when spread as thinly as the run's GPUs allow (ZeRO-3 over all of them),
+    over how many GPUs, and whether it was sized in mixed precision for want of a dtype; None when the spread
+    run cannot be estimated.
+
+    A full fine-tune whose weights' dtype is not stated is sized in mixed precision (fp32 weights or master
+    copy and AdamW states, 16 bytes per parameter: ZeRO, arXiv 1910.02054), how Trainer, DeepSpeed and
+    LLaMA-Factory train by default; the estimator's own assumption of 16-bit weights would also make the
+    states 16-bit, half of that.
+    """
+    shards = sharding(est.run)
+    changes: dict[str, Any] = {}
+    if shards.gpus > 1 and shards.params < shards.gpus:
+        changes.update(distributed="deepspeed", zero_stage=3)
+    if est.run.method == "full" and any(a.fact == "torch_dtype" for a in est.run.assumptions):
+        changes.update(torch_dtype="fp32", mixed_precision="bf16")
+    spread = est
+    if changes:
+        try:
+            spread = estimate(apply_changes(values, changes), arch)
+        except (ModelUnknown, RunError, ArchitectureError, OptimizerError, ChangeError):
+            return None
+    return sum(spread.sizes[n].bytes for n in _STATE if n in spread.sizes), shards.gpus, "torch_dtype" in changes
 
 
 def _stored_as(est: Estimate) -> str:

@@ -502,7 +502,7 @@ _STATED_MEMORY = (
 #: Memory a report says the run (or the loaded model) was seen to use. What a card has, what is left and what a
 #: guide says it needs are other facts; host memory ("内存", "RAM") is not the GPU's.
 _USED_MEMORY = (
-    r"(?:显存)?(?:占用|占了|用了|吃了|吃掉了?|消耗了?|跑到了?|涨到了?)\s*(?:了)?\s*(?:显存)?\s*"
+    r"(?:显存)?(?:占用量?|占了|用了|吃了|吃掉了?|消耗量?了?|跑到了?|涨到了?)\s*(?:了)?\s*(?:显存)?\s*"
     r"(?:约|大约|大概|将近|接近|差不多|高达|达到|为|是|在)?\s*了?\s*(?P<z>\d+(?:\.\d+)?)\s*(?:G|GB|GiB)(?![a-z])"
     r"(?!\s*(?:的)?\s*(?:内存|ram\b|cpu|system|host|显卡|卡|gpu|card))|"  # "用了24G的卡" names the card
     + _USE_VERB
