@@ -116,6 +116,10 @@ def test_gpu_memory_in_chinese_is_not_host_ram() -> None:
         # Baichuan-7B#96, DeepSeek-V2#74: what loading alone left in use
         "采用官方推理代码，只加载模型后显存占用28G？",
         "为啥实际加载模型后，占用内存将近60多G呢。",
+        # trlx#266, LMFlow#310, ChatGLM2-6B#619: where the error was raised, the start of the load
+        'And the error is occurred in "rw_model.load_state_dict(torch.load(REWARD_CHECKPOINT_PATH))" line.',
+        "I think it used too much memory at the beginning of the load model.",
+        "第130行model = model.half()，采用cpu加载，造成超内存报错",
     ],
 )
 def test_loading_in_the_words_real_reports_use(said: str) -> None:
@@ -130,6 +134,7 @@ def test_loading_in_the_words_real_reports_use(said: str) -> None:
         ("model_engine, optimizer, _, _ = deepspeed.initialize(model=model)\nOOM in loss.backward()", "backward"),
         ("加载模型后推理时OOM", "generation"),
         ("OOM on load balancing", None),
+        ("the model loads fine; the error occurred in training_step", None),
         ("the OOM depends on loading the whole dataset into memory", None),
     ],
 )

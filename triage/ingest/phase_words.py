@@ -137,6 +137,12 @@ _PHASES = (
         # "OOM in from_pretrained" (a setting passed "in from_pretrained" is not where it failed)
         r"\b(?:oom|out\s+of\s+memory|fails?|failed|crash\w*|dies|died|killed)\s+(?:\w+\s+){0,2}in\s+(?:the\s+)?`?from_pretrained\b|"
         r"\bmodel\s+loading\b|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|begins|started)\b|"
+        # where the error was raised: "the error is occurred in rw_model.load_state_dict(torch.load(PATH)) line";
+        # "it used too much memory at the beginning of the load model"; "采用cpu加载，造成超内存报错"
+        r"\b(?:error|oom|exception|it)\s+(?:is\s+|was\s+)?(?:occurr?(?:ed|s)|happen(?:ed|s)|raised|thrown)\s+(?:in|at|on)\s+"
+        r"(?:the\s+)?(?:line\s+)?[\"'`]?[\w.]*(?:load_state_dict|torch\.load|from_pretrained)\b|"
+        r"\b(?:at|in)\s+the\s+(?:beginning|start)\s+of\s+(?:the\s+)?(?:model\s+)?load(?:ing)?\b|"
+        r"加载\s*[，,]\s*(?:造成|导致|引起|结果)|"
         # DeepSpeed's engine set-up, where it places (and partitions) the model and its optimizer: "总是在deepspeed.initialize
         # 发生OOM" (not the call itself in a pasted script: "deepspeed.initialize(model=...)"); "OOM upon loading of model
         # weights", "On model load the GPU ..."
