@@ -914,6 +914,9 @@ def test_machines_times_their_cards(said: str, count: int) -> None:
         "For all steps, it suggests me to use --gradient_checkpointing to resolve the out of memory error",
         "is it possible to use load_in_4bit here?",
         "Do I need to set batch_size=1?",
+        # ChatGLM3#117 (development split): a 4-bit build wanted and not found; the run loaded the 16-bit one
+        "按照2的时候的思路，需要一个4Bit版本，但是目前没找到。",
+        "I am looking for a 4bit version of this model",
     ],
 )
 def test_a_setting_asked_about_or_suggested_is_not_the_run_s(said: str) -> None:
@@ -1230,6 +1233,15 @@ def test_an_optimizer_name_with_bits_is_not_a_model_size() -> None:
             "gradient_checkpointing",
             {},
         ),
+        # ChatGLM3#117 (development): the line before, "改成" on its own, the line after; the after is the fix
+        (
+            'model = AutoModel.from_pretrained("THUDM/chatglm3-6b", trust_remote_code=True).cuda()\n改成\n'
+            'model = AutoModel.from_pretrained("THUDM/chatglm3-6b", trust_remote_code=True).quantize(4).cuda()',
+            "quantization",
+            {"model_params_b": 6.0, "quantization": None},
+        ),
+        # the same layout in English, in our words
+        ("I changed\nmodel.cuda()\nto:\nmodel.half().cuda()\nand now it loads", "torch_dtype", {}),
     ],
 )
 def test_a_line_that_tells_the_fix_is_evidence_not_the_run(said: str, resolved_by: str, failing: dict) -> None:

@@ -88,6 +88,13 @@ _WOULD_HELP = re.compile(
 )
 
 
+#: Right before a setting, a version of the run wanted, not had: "需要一个4Bit版本，但是目前没找到", "looking for a 4-bit build".
+_WANTS = re.compile(
+    r"(?:需要|想要|想找|在找|寻找|找)(?:一个|个|一版)?\s*$|\b(?:need|want|looking\s+for|searching\s+for)\s+(?:an?\s+)$",
+    _I,
+)
+
+
 def hypothetical(line: str, start: int, end: int) -> bool:
     """Whether the setting at ``line[start:end]`` is asked about or suggested, not the run's own.
 
@@ -99,7 +106,7 @@ def hypothetical(line: str, start: int, end: int) -> bool:
     lo = max(0, start - SENTENCE_REACH)
     starts = [m.end() for m in _SENTENCE_END.finditer(line, lo, start)]
     head = line[starts[-1] if starts else lo : start]
-    if _SUGGESTS.search(head):
+    if _SUGGESTS.search(head) or _WANTS.search(head):
         return True
     hi = min(len(line), end + SENTENCE_REACH)
     stop = _SENTENCE_END.search(line, end, hi)

@@ -72,6 +72,14 @@ FIX_HEADING = re.compile(
     r"how\s+(?:i|we)\s+(?:fixed|solved)\s+it|解决方案|解决办法|解决方法)\s*(?:\*\*)?\s*[:：]?\s*(?:\*\*)?\s*$",
     _I,
 )
+#: A line that says only that the next one is the change, between the before and the after of a pasted line:
+#: "model = AutoModel.from_pretrained(...).cuda()" / "改成" / "model = ....quantize(4).cuda()" (ChatGLM3#117).
+CHANGED_TO_LINE = re.compile(
+    r"^\s*(?:改成|改为|换成|换为|替换为|替换成|修改为|修改成|变成|变为)\s*[:：]?\s*$|"
+    r"^\s*(?:i\s+)?(?:changed?|changing|replaced?|replacing)\s+(?:it|this|that)?\s*(?:to|with|into)\s*:?\s*$|"
+    r"^\s*(?:to|into)\s*:\s*$",
+    _I,
+)
 #: Any other heading, which ends that part.
 HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S|\*\*[^*]{1,60}\*\*\s*[:：]?\s*$)")
 

@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from triage.hardware.gpus import GiB, mentions, model_patterns
 from triage.ingest.clauses import AFFIRM, NEGATE, hypothetical, negated
 from triage.ingest.config import PER_DEVICE_BATCH_KEYS, RULES
-from triage.ingest.fixes import FAILED, FIX_HEADING, HEADING, TAKE_AWAY, describes_a_fix, tells_a_fix
+from triage.ingest.fixes import (
+    CHANGED_TO_LINE,
+    FAILED,
+    FIX_HEADING,
+    HEADING,
+    TAKE_AWAY,
+    describes_a_fix,
+    tells_a_fix,
+)
 from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
 from triage.ingest.model_names import MOE_SIZES, model_in_line, worked_size
@@ -1509,6 +1517,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether such a line names other cards too ("a 3090 and a 4090"): then no single card is the run's."""
     in_fix = False
     """Whether the lines read are under a heading that says what fixed it ("### Solution")."""
+    fix_next = False
+    """Whether the line before said only that what follows is the change ("改成", "changed it to:")."""
     for number, raw_line in lines:
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
         frame = _SHARDING_FRAME.search(raw_line)
@@ -1521,6 +1531,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             continue
         if in_fix and HEADING.match(raw_line):
             in_fix = False
+        if CHANGED_TO_LINE.match(raw_line):
+            fix_next = (
+                True  # "model = ...cuda()" / "改成" / "model = ...quantize(4).cuda()": the next line is the change
+            )
+            continue
         harness = harness or _HARNESS.search(raw_line) is not None
         beside = beside or _BESIDE.search(raw_line) is not None
         oom = _OOM_START.search(raw_line)
@@ -1537,6 +1552,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         )  # "RTX3090*2" reads as "RTX 3090*2", "A-100" as "A100", "A100x8" as "A100 x8"
         if not line.strip() or _COMMENTED_OUT.match(line):
             continue  # "# --deepspeed ds_config.json" in a pasted script: switched off, not the run's setting
+        fixing, fix_next = in_fix or fix_next, False
         low = line.lower()
         if _ZERO_BLOCK.search(line):
             zero_block = number + 4
@@ -1547,7 +1563,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         for m in _INLINE.finditer(line):
             if negated(line, m.start()) or hypothetical(line, m.start(), m.end()):
                 continue
-            if in_fix or tells_a_fix(line, m.start(), m.end()) or describes_a_fix(line, m.end(), m.start()):
+            if fixing or tells_a_fix(line, m.start(), m.end()) or describes_a_fix(line, m.end(), m.start()):
                 fixed.update(_inline(m))
                 fix_line = fix_line or number
             else:
@@ -1564,7 +1580,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 span = _fuzzy_span(low, toggle.phrase)
             if span is None or hypothetical(line, *span):
                 continue
-            told = in_fix or tells_a_fix(line, *span)
+            told = fixing or tells_a_fix(line, *span)
             if told or describes_a_fix(line, span[1], span[0]):
                 if toggle.off and (
                     _REMOVED.search(line[max(0, span[0] - 40) : span[0]])
@@ -1673,7 +1689,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs
                     and not all(name in _NOT_A_FIX for name, _ in pairs)
                     and (
-                        (in_fix and any(name in _SETTINGS for name, _ in pairs))
+                        (fixing and any(name in _SETTINGS or name in _SAYS_HOW for name, _ in pairs))
                         or tells_a_fix(line, m.start(), m.end())
                         or describes_a_fix(line, m.end(), m.start())
                     )
