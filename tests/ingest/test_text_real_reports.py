@@ -1202,6 +1202,8 @@ def test_training_said_with_the_part_that_failed_is_that_part() -> None:
         ("internlm2_7b_chat必须要40G显存吗？", 7.0),
         ("llamafactory-cli train examples/train_full/qwen2_7b_full_sft_ds3.yaml", 7.0),
         ("the max batch size is already set to 1, and the model is 'torchtune.models.llama2.llama2_7b'.", 7.0),
+        # Qwen#708: the size glued to the family after it
+        ("请问lora微调72Bqwen需要多大内存，A800服务器", 72.0),
     ],
 )
 def test_a_model_size_joined_by_an_underscore_of_development_reports(said: str, size: float) -> None:
@@ -1210,6 +1212,12 @@ def test_a_model_size_joined_by_an_underscore_of_development_reports(said: str, 
 
 def test_an_optimizer_name_with_bits_is_not_a_model_size() -> None:
     assert "model_params_b" not in facts("--optim paged_adamw_8bit")
+    assert "model_params_b" not in facts("a 7bit quantized build")
+
+
+def test_the_visible_devices_misspelled_still_count_the_gpus() -> None:
+    # LlamaFactory#753 (development): the variable without its final S, the three ids still the run's cards
+    assert facts("训练代码：CUDA_VISIBLE_DEVICE=0,1,2 Python src/train_bash.py")["gpu_count"] == 3
 
 
 @pytest.mark.parametrize(

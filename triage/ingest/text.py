@@ -674,7 +674,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (r"(?<![\w.])(\d+)\s*[x×]\s*(\d+)\s*b\b", _moe),
     (
-        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?\b(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
+        # also a size glued to the family after it: "lora微调72Bqwen" (Qwen#708)
+        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?"
+        r"(?:\b|(?=(?:qwen|llama|baichuan|mistral|mixtral|chatglm|glm|yi|internlm|deepseek|gemma|falcon|bloom)))"
+        r"(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
         lambda m: [] if worked_size(m) else _params(m),
     ),
     # a model of millions of parameters: "finetune 117M model", "a 350M-parameter model"; and the small models people
@@ -1013,7 +1016,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         # also the key quoted ('os.environ["CUDA_VISIBLE_DEVICES"] = "2, 3, 4"', ChatGLM-Finetuning#66), PaddlePaddle's
         # launcher ('paddle.distributed.launch --gpus "0,2"', PaddleNLP#5822)
-        r"\bCUDA_VISIBLE_DEVICES[\"'\]]*\s*=\s*[\"']?(?P<ids>\d+(?:\s*,\s*\d+)*)(?![\w,])|"
+        r"\bCUDA_VISIBLE_DEVICES?[\"'\]]*\s*=\s*[\"']?(?P<ids>\d+(?:\s*,\s*\d+)*)(?![\w,])|"
         r"(?<![\w-])--gpus[=\s]+[\"']?(?P<gid>\d+(?:\s*,\s*\d+)+)(?![\w,])|"
         r"--include[=\s]+[\"']?(?:localhost|[\w.-]+):(?P<inc>\d+(?:,\d+)*)(?![\w,@])|"
         r"(?:--(?:nproc_per_node|num_gpus|num_processes|n_gpus|ngpus)[\"']?\s*[=:\s]|"
