@@ -128,6 +128,11 @@ def facts(text: str) -> dict[str, object]:
         ("A100 80G，vLLM 运行 qwen-7b-chat 报错 OutOfMemoryError", "out_of_scope", "serving"),
         ("llama-3.2-11B-vision run in vllm==0.6.3 OOM error", "out_of_scope", "serving"),
         ("通过swift部署了Qwen2.5_vl之后，显存不断增加", "out_of_scope", "serving"),
+        # a deployment that serves requests (ChatGLM3#446, ms-swift#3363, development split)
+        ("部署后，单元测试没有问题，但是批量数据（类似for 循环，数据量超过1000）调用接口", "out_of_scope", "serving"),
+        ("swift在部署的时候--max_memory没生效", "out_of_scope", "serving"),
+        # a local demo deployed is the user's own run (Langchain-Chatchat#693): in scope
+        ("按照说明部署后，运行webui.py 后显存不足，显示使用的是我3060 6G的显卡", "out_of_scope", None),
         ("examples/finetune_taiyi_stable_diffusion 全精度要显存26G", "out_of_scope", "image_model"),
         ("Dreambooth training on a 3090 runs out of memory", "out_of_scope", "image_model"),
         # models by family and size

@@ -904,7 +904,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         r"\bvllm\s+serve\b|vllm\.entrypoints|openai\.api_server|\btext-generation-inference\b|\bTGI\b|"
         r"\bswift\s+deploy\b|\bllamafactory-cli\s+api\b|\bapi_demo\.py\b|\bollama\b|\bllama\.?cpp\b|"
-        r"(?:部署|推理服务)(?:后|时|的时候)|"
+        # a deployment that serves requests ("部署后...调用接口"), not a local demo deployed ("按照说明部署后，运行webui.py")
+        r"推理服务(?:后|时|的时候)|部署(?:后|时|的时候)[^。；;\n]{0,50}?(?:接口|\bapi\b|服务|调用|请求|并发)|"
+        r"\bswift\s*在\s*部署|"
         # vLLM used as an inference engine, not inside an RL trainer (see read_lines)
         r"--infer_backend[=\s]+vllm\b|\binfer_backend:\s*vllm\b|VllmWorkerProcess|\bvllm\.(?:worker|engine)\b|\bLLMEngine\b|"
         r"\bfrom\s+vllm\s+import\b|(?<![\w.])gpu_memory_utilization\b|NIXLConnector|\bcudagraph\s+capture\b|"
