@@ -131,6 +131,14 @@ def facts(text: str) -> dict[str, object]:
         # a deployment that serves requests (ChatGLM3#446, ms-swift#3363, development split)
         ("部署后，单元测试没有问题，但是批量数据（类似for 循环，数据量超过1000）调用接口", "out_of_scope", "serving"),
         ("swift在部署的时候--max_memory没生效", "out_of_scope", "serving"),
+        # resuming said with the run's kind and the checkpoint's
+        ("Resuming our FSDP run from a sharded checkpoint", "resume_from_checkpoint", True),
+        ("restarted with resume_from_checkpoint=output/checkpoint-2000", "resume_from_checkpoint", True),
+        ("--resume_from_checkpoint True", "resume_from_checkpoint", True),
+        ("resume_from_checkpoint: null", "resume_from_checkpoint", None),
+        ("resume_from_checkpoint=None", "resume_from_checkpoint", None),
+        # the stage said after the library's name
+        ("Full fine-tune on 4x A100 40GB with DeepSpeed stage 3.", "zero_stage", 3),
         # a local demo deployed is the user's own run (Langchain-Chatchat#693): in scope
         ("按照说明部署后，运行webui.py 后显存不足，显示使用的是我3060 6G的显卡", "out_of_scope", None),
         ("examples/finetune_taiyi_stable_diffusion 全精度要显存26G", "out_of_scope", "image_model"),

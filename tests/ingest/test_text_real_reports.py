@@ -1302,6 +1302,9 @@ def test_runs_only_when_names_the_fix(said: str, resolved_by: str | None, failin
         # development records: xtuner's merge command (InternLM/xtuner#482), and a title asking whether a
         # step supports several cards before the post says where it failed (hiyouga/LlamaFactory#2705)
         ("xtuner convert merge出现OOM！ 单卡a100", "merging"),
+        # xtuner#715: the merge and the weight conversion said in words
+        ("14b进行merge单卡也会oom（这一步可以使用原生transformers库搞定）", "merging"),
+        ("微调qwen32b之后进行权重转换，是否有选择多卡的选项呢，默认是单卡，会出现oom", "merging"),
         ("export 能够支持多张卡加载模型，然后合并LORA adapter 导出吗？\n在 export 合并模型阶段报错", "merging"),
         # the question is blanked, not the line: what the line states before it still counts
         ("加载模型的时候就爆显存了，是否支持多卡？", "loading"),

@@ -96,8 +96,10 @@ _PHASES = (
         # "合并QLoRA权重报Cuda out of memory", "模型量化导出报错"
         r"(?:合并|(?<!量化)导出)(?![的后好完])" + _ZH_GAP % 16 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")|"
         r"\b(?:in|at|during)\s+the\s+merg(?:e|ing)\s+(?:step|stage|phase)\b|"
-        # xtuner's merge command: "xtuner convert merge出现OOM"
-        r"\bconvert\s+merge\b",
+        # xtuner's merge command: "xtuner convert merge出现OOM"; the merge said in English inside Chinese
+        # ("14b进行merge单卡也会oom", "权重转换...会出现oom", xtuner#715)
+        r"\bconvert\s+merge\b|(?:进行|做|执行)\s*merge(?![a-z])" + _ZH_GAP % 12 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")|"
+        r"(?:权重|模型)转换" + _ZH_GAP % 30 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")",
     ),
     (
         "saving",

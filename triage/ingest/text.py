@@ -784,7 +784,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bzero[- _]?(?:stage[- _]?)?([123])(?!\d|_init)|\bzero([123])\b|\bzero_stage[\"',]*\s*[=:]?\s*[\"',]*\s*([0-3])\b|"
         r"(?<![a-z0-9])ds_z([0-3])_(?:offload_)?config\b|\bzero_optimization_stage\s*\.*\s*([0-3])\b|"
         # DeepSpeed-Chat's per-model stages: "--actor_zero_stage 2" (the actor's, the model that trains)
-        r"\bactor_zero_stage\s*[=:]?\s*([0-3])\b",
+        r"\bactor_zero_stage\s*[=:]?\s*([0-3])\b|"
+        # the stage said after the library's name: "with DeepSpeed stage 3", "deepspeed zero stage-2"
+        r"\bdeepspeed\s+(?:zero\s+)?stage[- _]?([0-3])\b",
         _unless_negated(lambda m: [("distributed", "deepspeed"), ("zero_stage", next(g for g in m.groups() if g))]),
     ),
     # ColossalAI's ZeRO strategies ("--strategy colossalai_zero2"): the stage, without DeepSpeed
@@ -1008,8 +1010,15 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # resuming: "after I restart from a saved checkpoint", "断点续训"
     (
-        r"\b(?:resum(?:e|ed|ing)|restart(?:ed|ing)?|continu(?:e|ed|ing))\s+(?:(?:the\s+|my\s+)?(?:training|run)\s+)?from\s+(?:a\s+|the\s+|my\s+|an?\s+old\s+)?"
-        r"(?:saved\s+|previous\s+|last\s+)?checkpoint|断点续训|从\s*(?:checkpoint|检查点|断点)\s*(?:恢复|继续|重新)|恢复训练",
+        r"\b(?:resum(?:e|ed|ing)|restart(?:ed|ing)?|continu(?:e|ed|ing))\s+(?:(?:the\s+|my\s+|our\s+)?(?:[\w-]+\s+)?(?:training|run)\s+)?"
+        r"from\s+(?:a\s+|the\s+|my\s+|our\s+|an?\s+old\s+)?(?:saved\s+|previous\s+|last\s+|sharded\s+|distributed\s+)?checkpoint|断点续训|从\s*(?:checkpoint|检查点|断点)\s*(?:恢复|继续|重新)|恢复训练",
+        _unless_negated(_simple("resume_from_checkpoint", True)),
+    ),
+    # the setting given a checkpoint or true: "resume_from_checkpoint=output/checkpoint-2000", "--resume_from_checkpoint True"
+    # (not false, none or null, a config's default, nor a variable: "resume_from_checkpoint=args.resume_from_checkpoint")
+    (
+        r"(?<![\w-])(?:--)?resume_from_checkpoint[\"']?\s*(?:[=:]|\s)\s*[\"']?"
+        r"(?:(?:true|yes)\b|[\w.~-]*/[\w./~-]*|[\w.~-]*checkpoint-\d+)",
         _unless_negated(_simple("resume_from_checkpoint", True)),
     ),
     # how many GPUs a launcher or the environment names: "CUDA_VISIBLE_DEVICES=0,1,2,3", "--nproc_per_node 8",
