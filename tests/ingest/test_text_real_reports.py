@@ -166,6 +166,14 @@ def test_evaluation_starting_is_the_evaluation_phase() -> None:
     assert facts(said).get("phase") == "evaluation"
 
 
+def test_the_predict_method_and_testing_are_the_evaluation_phase() -> None:
+    # transformers#30052 (development)
+    said = "Trainer predict method throws out of memory error on GPT2 during testing"
+    assert said in dev_text()
+    assert facts(said).get("phase") == "evaluation"
+    assert facts("OOM during testing").get("phase") == "evaluation"
+
+
 @pytest.mark.parametrize(
     ("said", "count"),
     [

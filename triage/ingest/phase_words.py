@@ -26,7 +26,9 @@ _PHASES = (
     (
         "evaluation",
         r"\b(?:during|while|when|at|in|only in)\s+(?:the\s+|my\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
-        r"prediction|predicting)\b|\b(?:validation|evaluation|eval)\s+(?:loop|step|phase|stage)\b|"
+        r"prediction|predicting|testing|test\s+time)\b|"
+        # "Trainer predict method throws out of memory" (transformers#30052)
+        r"\bpredict(?:ion)?\s+(?:method|function|loop|step)\s+(?:\w+\s+){0,2}(?:out\s+of\s+memory|oom|error)|\b(?:validation|evaluation|eval)\s+(?:loop|step|phase|stage)\b|"
         r"\bduring\s+(?:trainer\.)?(?:predict|evaluate)\(\)|\bdo_predict\b|"
         r"\b(?:as soon as|when|once|after)\s+(?:the\s+)?(?:evaluation|eval|validation)\s+(?:would\s+|will\s+|did\s+)?"
         r"(?:starts?|begins?|kicks? in|runs?|started|began)\b|\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|ooms?|dies|died)\s+(?:on|at)\s+"
