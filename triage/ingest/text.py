@@ -1546,9 +1546,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         if in_fix and HEADING.match(raw_line):
             in_fix = False
         if CHANGED_TO_LINE.match(raw_line):
-            fix_next = (
-                True  # "model = ...cuda()" / "改成" / "model = ...quantize(4).cuda()": the next line is the change
-            )
+            # "model = ...cuda()" / "改成" / "model = ...quantize(4).cuda()": the next line is the change
+            fix_next = True
             continue
         harness = harness or _HARNESS.search(raw_line) is not None
         beside = beside or _BESIDE.search(raw_line) is not None
