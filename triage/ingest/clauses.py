@@ -106,7 +106,9 @@ def hypothetical(line: str, start: int, end: int) -> bool:
     lo = max(0, start - SENTENCE_REACH)
     starts = [m.end() for m in _SENTENCE_END.finditer(line, lo, start)]
     head = line[starts[-1] if starts else lo : start]
-    if _SUGGESTS.search(head) or _WANTS.search(head):
+    # the wanted version is said right before the setting: its last words are enough (a 1 MB line of settings
+    # calls this once per setting)
+    if _SUGGESTS.search(head) or _WANTS.search(head[-30:]):
         return True
     hi = min(len(line), end + SENTENCE_REACH)
     stop = _SENTENCE_END.search(line, end, hi)
