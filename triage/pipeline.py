@@ -20,6 +20,7 @@ from triage.engine.diagnose import Diagnosis, Session, diagnose
 from triage.engine.questions import Question
 from triage.engine.scoring import Item, Scorer, first_remedy_fixes, remedy_fixes
 from triage.estimate import (
+    NOT_ESTIMABLE,
     Architecture,
     ArchitectureError,
     Estimate,
@@ -41,7 +42,6 @@ from triage.kb.loader import KnowledgeBase
 from triage.kb.models import Remedy
 from triage.quantify import (
     DOUBTED_WEIGHT,
-    NOT_ESTIMABLE,
     Memory,
     Outcome,
     derive,

@@ -18,14 +18,10 @@ from triage.engine.diagnose import Diagnosis, remedy_status
 from triage.engine.questions import Question, ease_of
 from triage.engine.scoring import version_fact
 from triage.estimate import (
-    ArchitectureError,
-    ChangeError,
+    NOT_ESTIMABLE,
     Estimate,
     Fingerprint,
-    ModelUnknown,
-    OptimizerError,
     Plan,
-    RunError,
     Target,
     derived_facts,
     estimate,
@@ -38,9 +34,6 @@ from triage.estimate.alternatives import Alternative, alternatives
 from triage.estimate.changes import MODELED
 from triage.facts import Fact, FactSet, Source
 from triage.kb.models import FactSpec, Remedy
-
-#: Estimator errors that mean "not enough is known", never a crash.
-NOT_ESTIMABLE = (ModelUnknown, RunError, ArchitectureError, OptimizerError, ChangeError)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from triage.estimate.architecture import Architecture, ArchitectureError, find_architecture, load_hf_config, presets
 from triage.estimate.changes import ChangeError, Saving, Target, apply_changes, saving, saving_detail
-from triage.estimate.derived import derived_facts, seen_per_param
+from triage.estimate.derived import NOT_ESTIMABLE, derived_facts, seen_per_param
 from triage.estimate.estimator import Band, BandItem, Component, Estimate, Phase, estimate, estimate_run
 from triage.estimate.fingerprint import Candidate, Fingerprint, fingerprint
 from triage.estimate.fit import FitResult, fit
@@ -47,6 +47,7 @@ from triage.hardware.gpus import Gpu, find_gpu, gpu_presets
 
 __all__ = [
     "DEFAULT_HEADROOM",
+    "NOT_ESTIMABLE",
     "Architecture",
     "ArchitectureError",
     "Assumption",

@@ -33,6 +33,9 @@ from triage.estimate.run import ModelUnknown, RunError, fact_values
 if TYPE_CHECKING:
     from triage.facts import Fact, FactSet
 
+#: Estimator errors that mean "not enough is known", never a crash.
+NOT_ESTIMABLE = (ModelUnknown, RunError, ArchitectureError, OptimizerError, ChangeError)
+
 
 def derived_facts(
     facts: FactSet | Mapping[str, Any], arch: Architecture | None = None, est: Estimate | None = None
@@ -134,7 +137,7 @@ def _spread_state(values: Mapping[str, Any], arch: Architecture | None, est: Est
     if changes:
         try:
             spread = estimate(apply_changes(values, changes), arch)
-        except (ModelUnknown, RunError, ArchitectureError, OptimizerError, ChangeError):
+        except NOT_ESTIMABLE:
             return None
     return sum(spread.sizes[n].bytes for n in _STATE if n in spread.sizes), shards.gpus, "torch_dtype" in changes
 
