@@ -2123,3 +2123,67 @@ def test_a_plain_batch_set_in_words_gives_way_to_the_per_device_key() -> None:
         "gradient_accumulation_steps = batch_size // micro_batch_size\n```\n\nstill get OOM, on v100 32GB , why？"
     )
     assert facts(said).get("batch_size") == 2
+
+
+@pytest.mark.parametrize(
+    "said, stage",
+    [
+        # BELLE#311 (development): the stage set in words, not as a key and a value
+        ("基于deepspeed的全参微调时，总是在deepspeed.initialize发生OOM的问题，zero_stage指定为3，batch也比较小", 3),
+        ("the ZeRO stage is set to 2 and it still runs out of memory", 2),
+        ("zero stage 设置成 1 也会爆显存", 1),
+    ],
+)
+def test_a_zero_stage_set_in_words(said: str, stage: int) -> None:
+    got = facts(said)
+    assert str(got.get("zero_stage")) == str(stage) and got.get("distributed") == "deepspeed"
+
+
+def test_a_zero_stage_in_a_sentence_about_something_else_is_not_read() -> None:
+    assert facts("the zero stage count is 3 in this table of results").get("zero_stage") is None
+
+
+@pytest.mark.parametrize(
+    "said, fixed",
+    [
+        # GPT2-Chinese#160 (development): "only at 2 does it not run out" is what made it fit
+        ("为啥我12G显存 batch_size 要设置成2才不会oom", "batch_size"),
+        ("max_length 设置到1024才没有oom", "max_length"),
+    ],
+)
+def test_only_then_does_it_not_run_out_is_a_fix(said: str, fixed: str) -> None:
+    got = facts(said)
+    assert got.get("resolved_by") == fixed
+    assert fixed not in got
+
+
+def test_still_running_out_after_a_change_is_not_a_fix() -> None:
+    assert facts("batch_size 设置成2还是会oom").get("resolved_by") is None
+
+
+@pytest.mark.parametrize(
+    "said, name, value",
+    [
+        # FlagEmbedding#690 (development): a batch "opened" at 32
+        ("四卡，batch开32，开了gradient_checkpointing", "batch_size", 32),
+        ("bs开到8就爆显存", "batch_size", 8),
+    ],
+)
+def test_a_value_opened_at_a_number(said: str, name: str, value: int) -> None:
+    assert str(facts(said).get(name)) == str(value)
+
+
+@pytest.mark.parametrize(
+    "said, length",
+    [
+        # FlagEmbedding#690 (development): two lengths on one line, the longest sizes the activations
+        ("query_max_len 512 ，passage_max_len 8192 训着训着会突然OOM", 8192),
+        ("--max_source_length 1024 --max_target_length 256", 1024),
+    ],
+)
+def test_the_longest_of_several_lengths_on_a_line(said: str, length: int) -> None:
+    assert str(facts(said).get("max_length")) == str(length)
+
+
+def test_a_length_that_made_it_work_does_not_replace_the_failing_one() -> None:
+    assert str(facts("max_length 2048 OOMs; with max_length 512 it works").get("max_length")) == "2048"

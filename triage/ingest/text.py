@@ -38,8 +38,8 @@ _CHANGED_TO = "调到|调成|调为|调整为|调整到|改成|改为|改到|降
 #: Chinese verbs that raise a value: "cutoff_len 从 1024 加到 4096", "batch_size 从 2 调大到 8".
 _RAISED_TO = "加到|增加到|增大到|提高到|提升到|调大到|调高到|升到|改大到|加大到"
 _SEP = (
-    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|(?:都|均|也|已经?)?(?:为|是|设为|设置为|设成|设置成|设到|到|设置?(?:的|了)?(?=\s*\d))|已经|"
-    r"(?:都)?(?:已经?)?(?:" + _CHANGED_TO + r")了?|"
+    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|(?:都|均|也|已经?|要|需要|得)?(?:为|是|设为|设置为|设成|设置成|设到|到|设置?(?:的|了)?(?=\s*\d))|已经|"
+    r"(?:都)?(?:已经?)?(?:" + _CHANGED_TO + r")了?|开到?(?=\s*\d)|"
     r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?"
     r"(?:set(?:ting)?|reduc(?:ed|ing|e)|lower(?:ed|ing)?|decreas(?:ed|ing|e)|drop(?:ped|ping)?|cut(?:ting)?)\s+"
     r"(?:it\s+)?(?:all\s+the\s+way\s+)?(?:down\s+)?to|"
@@ -782,6 +782,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (
         r"\bzero[- _]?(?:stage[- _]?)?([123])(?!\d|_init)|\bzero([123])\b|\bzero_stage[\"',]*\s*[=:]?\s*[\"',]*\s*([0-3])\b|"
+        # the stage said set in words: "zero_stage指定为3", "ZeRO stage set to 2", "zero stage 设置成 3"
+        r"\bzero[ _]?stage\s*(?:(?:is\s+|was\s+)?set\s+to|(?:指定|设置|设定|设|改)(?:为|成)|为|是)\s*([0-3])(?!\d)|"
         r"(?<![a-z0-9])ds_z([0-3])_(?:offload_)?config\b|\bzero_optimization_stage\s*\.*\s*([0-3])\b|"
         # DeepSpeed-Chat's per-model stages: "--actor_zero_stage 2" (the actor's, the model that trains)
         r"\bactor_zero_stage\s*[=:]?\s*([0-3])\b|"
@@ -1481,6 +1483,14 @@ _BESIDE = re.compile(
 )
 
 
+def _longer_on_the_line(first: Found, value: object, number: int, said: str) -> bool:
+    """Whether ``value`` is a second, longer length set on the same line as ``first`` by another key."""
+    try:
+        return first.line == number and first.excerpt != excerpt(said) and int(str(value)) > int(str(first.raw))
+    except ValueError:
+        return False
+
+
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
@@ -1523,6 +1533,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     name
                 ]  # "单卡可以跑，两张卡就OOM", "单卡部署...放到两张8g的卡上": the several cards are the run's
             if name not in out:
+                out[name] = Found(name, value, number, excerpt(said), note)
+            elif name == "max_length" and _longer_on_the_line(out[name], value, number, said):
+                # several lengths on one line ("query_max_len 512, passage_max_len 8192", "max_source_length
+                # 1024 max_target_length 256"): the longest sizes the activations (FlagEmbedding#690)
                 out[name] = Found(name, value, number, excerpt(said), note)
 
     cards_named: list[tuple[int, str]] = []
