@@ -7,9 +7,7 @@ kind of cause for 45 % of them, one scored at 90 % or more for 88 %. Platt scali
 says: the expected calibration error of the top answer (five bins) falls from 0.21 to 0.02 on development and
 from 0.19 to 0.04 on the held-out split, which the fit never saw (``docs/accuracy.md`` keeps the table). Fitted
 again (2026-12-05) when the similar reports' evidence became the log of their share: the old slope and offset left
-an expected error of 0.083 on development, these leave 0.046 (held-out 0.030). Fitted again (2026-12-05, later)
-on the 807 development reports with evidence after the corpus grew to 828 development records: 0.65 / 0.25 left
-0.045 on development (log loss 0.594), 0.60 / 0.35 leave 0.031 (0.592). The other
+an expected error of 0.083 on development, these leave 0.046 (held-out 0.030). The other
 causes keep their proportions and share what is left, so the order never changes.
 
 The calibrated figures are what the user is shown and what the remedies are weighted by (a remedy of the first
@@ -22,13 +20,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-A = 0.6
-"""Slope on the top cause's log-odds (below 1: the engine's own figures are too extreme; 0.6, then 0.65 on
-2026-12-05, 0.6 again after the corpus grew)."""
-B = 0.35
+A = 0.65
+"""Slope on the top cause's log-odds (below 1: the engine's own figures are too extreme; 0.6 until 2026-12-05)."""
+B = 0.25
 """Offset in log-odds (above 0: a top cause is right more often than its share of the softmax says; 0.65 until
-2026-12-05, when the log of the similar reports' share gave the top cause more of the softmax, then 0.25, and 0.35
-after the corpus grew)."""
+2026-12-05, when the log of the similar reports' share gave the top cause more of the softmax)."""
 
 
 def shown(p: float) -> float:
