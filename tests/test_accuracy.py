@@ -54,11 +54,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: 0.250 / 0.575 unseen, with the start code and this session's alike) and reader fixes: held-out 0.433 / 0.648
 #: (0.433 / 0.641 on the 443 of the start, which began at 0.429 / 0.637), development 0.514 / 0.707 (body-only
 #: 0.38 / 0.60 and 0.47 / 0.64); floors unchanged.
+#: Twenty-second session (2026-12-06), 52 unseen records joined (828 development, 467 held-out; their 46 in scope
+#: scored 0.522 / 0.674 unseen): held-out 0.441 / 0.655, development 0.546 / 0.726 (body-only 0.39 / 0.60 and
+#: 0.50 / 0.66); floors raised (held-out 0.62 -> 0.63; development 0.51 -> 0.53, 0.70 -> 0.71).
 FLOORS = {
-    ("heldout", "top3"): 0.62,
+    ("heldout", "top3"): 0.63,
     ("heldout", "top1"): 0.42,
-    ("dev", "top3"): 0.70,
-    ("dev", "top1"): 0.51,
+    ("dev", "top3"): 0.71,
+    ("dev", "top1"): 0.53,
 }
 #: The same floors for the first post's body without its title (the measure until 2026-12-03). Development
 #: top-3 lowered from 0.55 to 0.53 in the sixth session, when 112 unseen records joined (549 development, 326
