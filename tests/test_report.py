@@ -138,7 +138,7 @@ def test_report_in_chinese_with_memory_and_savings(fkb):
 def test_undecided_session_says_so(fkb):
     iv = Interview(fkb)
     report = render_report(fkb, iv.diagnosis)
-    assert "No cause is more likely than not yet." in report
+    assert "Not established yet: what the run itself shows makes no cause more likely than not." in report
     assert "none (only the text was used)" in report
 
 

@@ -9,9 +9,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "myths": {"en": "Corrections to what you may have read", "zh": "需要纠正的说法"},
     "questions": {"en": "Questions that would narrow it down", "zh": "可以进一步缩小范围的问题"},
     "facts": {"en": "Facts used", "zh": "使用的事实"},
+    # the percentages also count how similar public reports ended, which is not evidence about this run: a first
+    # cause shown at 69 % on a word-model vote is still not established, and the headline says why
     "none_fired": {
-        "en": "No cause is more likely than not yet; tell me more (see the questions below).",
-        "zh": "目前还没有哪个原因的可能性超过一半；请补充更多信息（见下面的问题）。",
+        "en": "Not established yet: what your run itself shows makes no cause more likely than not (the "
+        "percentages also count how similar public reports ended). Tell me more (see the questions below).",
+        "zh": "尚未确定：仅凭你这次运行本身的信息，还没有哪个原因的可能性超过一半（下面的百分比还计入了相似公开报告的结局）。"
+        "请补充更多信息（见下面的问题）。",
     },
     "no_evidence": {
         "en": "No cause is indicated yet: nothing you gave points at one. Answer the questions below, or paste the "
@@ -235,8 +239,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "report_pasted": {"en": "What was pasted", "zh": "粘贴的内容"},
     "report_you_said": {"en": "(free text)", "zh": "（自由输入）"},
     "report_undecided": {
-        "en": "No cause is more likely than not yet.",
-        "zh": "目前还没有哪个原因的可能性超过一半。",
+        "en": "Not established yet: what the run itself shows makes no cause more likely than not.",
+        "zh": "尚未确定：仅凭这次运行本身的信息，还没有哪个原因的可能性超过一半。",
     },
     "report_treats": {"en": "treats", "zh": "针对"},
     "report_redacted": {"en": "secrets were redacted", "zh": "已隐去密钥等敏感信息"},
