@@ -1484,7 +1484,11 @@ _BESIDE = re.compile(
 
 
 def _longer_on_the_line(first: Found, value: object, number: int, said: str) -> bool:
-    """Whether ``value`` is a second, longer length set on the same line as ``first`` by another key."""
+    """Whether ``value`` is a second, longer length set on the same line as ``first`` by another setting.
+
+    The match holds the key's tail only ("max_len 512" of "query_max_len 512"), so two keys are told apart by their
+    words with the value: "max_length 512 and max_length 2048 both OOM" (two tries on one line) reads 2048 too.
+    """
     try:
         return first.line == number and first.excerpt != excerpt(said) and int(str(value)) > int(str(first.raw))
     except ValueError:

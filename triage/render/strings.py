@@ -14,8 +14,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "none_fired": {
         "en": "Not established yet: what your run itself shows makes no cause more likely than not (the "
         "percentages also count how similar public reports ended). Tell me more (see the questions below).",
-        "zh": "尚未确定：仅凭你这次运行本身的信息，还没有哪个原因的可能性超过一半（下面的百分比还计入了相似公开报告的结局）。"
-        "请补充更多信息（见下面的问题）。",
+        "zh": "尚未确定：仅凭你这次运行本身的信息，还没有哪个原因的可能性超过一半"
+        "（下面的百分比还计入了相似公开报告的结局）。请补充更多信息（见下面的问题）。",
     },
     "no_evidence": {
         "en": "No cause is indicated yet: nothing you gave points at one. Answer the questions below, or paste the "
