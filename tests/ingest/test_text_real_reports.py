@@ -2187,3 +2187,76 @@ def test_the_longest_of_several_lengths_on_a_line(said: str, length: int) -> Non
 
 def test_a_length_that_made_it_work_does_not_replace_the_failing_one() -> None:
     assert str(facts("max_length 2048 OOMs; with max_length 512 it works").get("max_length")) == "2048"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # Yi#125 (development): a DeepSpeed config pasted over several lines, offload's device a line below
+        '"zero_optimization": {\n    "stage": 2,\n    "offload_param": {\n        "device": "cpu"\n    },',
+        '"offload_optimizer": { "device": "cpu", "pin_memory": true }',
+        "offload_optimizer_device: cpu",
+        # MiniCPM-V#828 (development): the same said in words
+        "使用ds_config_zero3.json，并且offload_optimizer和offload_param的device都设置了cpu，但是依然训练资源不够",
+    ],
+)
+def test_zero_offload_by_its_device(said: str) -> None:
+    assert facts(said).get("offload") is True
+
+
+@pytest.mark.parametrize(
+    "said",
+    ['"offload_optimizer": {\n    "device": "none"\n},', "offload_param_device: none"],
+)
+def test_zero_offload_to_no_device_is_not_offload(said: str) -> None:
+    assert facts(said).get("offload") is None
+
+
+def test_memory_that_rises_step_by_step_grows() -> None:
+    # Fengshenbang-LM#294 (development): "逐步上升" with words between the memory and the verb
+    assert facts("我在对闻仲进行微调的时候，观察到显存的占用是逐步上升的").get("memory_growth") == "growing"
+
+
+def test_a_pipeline_stage_that_exited_is_not_a_training_step() -> None:
+    # DeepSpeed#3208 (development): DeepSpeed-Chat's own message names its first stage, not step 1 of training
+    got = facts("[BUG]RuntimeError: Step 1 exited with non-zero status 1")
+    assert got.get("oom_step") is None and got.get("trained_before_oom") is None
+    assert str(facts("it crashed at step 35 with OOM").get("oom_step")) == "35"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # RRHF#41 (development)
+        "用原始脚本用八张A100运行会在训练开始前就报错OOM",
+        "it runs out of memory before training even starts",
+    ],
+)
+def test_before_training_starts_is_step_zero(said: str) -> None:
+    assert str(facts(said).get("oom_step")) == "0"
+
+
+@pytest.mark.parametrize(
+    "said, fixed",
+    [
+        # torchforge#278 (development): a length lowered, no value given, and that fixed it
+        ("TLDR: GPU memory utilization was at the peak. Reducing seq_len solves it.", "max_length"),
+        ("lowering max_seq_length fixed the OOM", "max_length"),
+        ("调小max_length就好了", "max_length"),
+        ("decreasing the per_device_train_batch_size solved it", "batch_size"),
+    ],
+)
+def test_a_setting_lowered_without_a_value_that_fixed_it(said: str, fixed: str) -> None:
+    assert facts(said).get("resolved_by") == fixed
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I tried reducing batch size but it didn't work",
+        "reducing the max length, it still OOMs",
+        "调小max_length还是爆显存",
+    ],
+)
+def test_a_setting_lowered_that_did_not_help_is_not_a_fix(said: str) -> None:
+    assert facts(said).get("resolved_by") is None

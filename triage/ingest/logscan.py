@@ -101,7 +101,9 @@ _FRAME = re.compile(
 
 TQDM = re.compile(r"(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+)\s*\[")
 STEP = re.compile(
-    r"\b(?:global[_ ])?[Ss]tep\b\s*+[:=#]?\s*+(\d+)(?:\s*+/\s*+(\d+))?|\bSTEP\s*+[:=]?\s*+(\d+)|第\s*+(\d+)\s*+步"
+    # not DeepSpeed-Chat's pipeline stage: "RuntimeError: Step 1 exited with non-zero status 1"
+    r"\b(?:global[_ ])?[Ss]tep\b\s*+[:=#]?\s*+(\d++)(?:\s*+/\s*+(\d+))?(?!\s*+exited\b)|"
+    r"\bSTEP\s*+[:=]?\s*+(\d+)|第\s*+(\d+)\s*+步"
 )
 _SIZE = r"([0-9]+(?:\.[0-9]+)?)"
 MEMORY = (

@@ -811,7 +811,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # memory that grows over time, in more of the ways people say it
     (
-        r"(?:显存|内存|memory|vram)[^。，,.;；]{0,10}(?:一直|不断|持续|逐渐|慢慢|无限|越来越|一点点|一点一点|一步步)"
+        r"(?:显存|内存|memory|vram)[^。，,.;；]{0,10}(?:一直|不断|持续|逐渐|逐步|渐渐|慢慢|无限|越来越|一点点|一点一点|一步步)"
         r"[^。，,.;；]{0,6}(?:涨|增|升|加|多|大|高)|"
         r"\bmemory\b[^.;,]{0,30}\b(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|rising|going up)|"
         r"\b(?:growing|increasing|climbing|rising)\s+(?:a\s+(?:bit|little)\s+|slowly\s+)?"
@@ -1077,7 +1077,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"第\s*(?P<n>\d+)\s*(?:个)?\s*(?:step|步)", _simple("oom_step")),
     (
         r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*(?P<n>\d+)\b|"
-        r"\bafter\s+(?P<a>\d+)\s+(?:training\s+)?steps\b|\bstep\s+(?P<s>\d+)\b",
+        r"\bafter\s+(?P<a>\d+)\s+(?:training\s+)?steps\b|"
+        # not a pipeline's stage: DeepSpeed-Chat's "RuntimeError: Step 1 exited with non-zero status 1"
+        r"\bstep\s+(?P<s>\d+)\b(?!\s+(?:exited|failed\s+with\s+(?:exit|non-zero)|of\s+the\s+(?:pipeline|readme|tutorial)))",
         lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("s"))],
     ),
     (
@@ -1085,7 +1087,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:ooms?|crash(?:es|ed)?|fails?|failed|dies|died|errors?\s+out)\s+(?:immediately|instantly|right\s+away)\b|"
         r"\bimmediately\s+(?:ooms?|runs?\s+out|crash(?:es)?|fails?|dies)\b|\bas\s+soon\s+as\s+(?:the\s+)?training\s+(?:starts|begins)\b|"
         r"\bat\s+the\s+(?:very\s+)?(?:start|beginning)\s+of\s+(?:the\s+)?training\b|\bon\s+the\s+(?:very\s+)?first\s+batch\b|"
-        r"第一个\s*(?:step|batch|iteration|迭代)|刚(?:开始|启动)(?:训练)?就|(?:训练)?一(?:启动|跑|运行|执行)就|还没(?:开始)?(?:训练|跑)就",
+        r"第一个\s*(?:step|batch|iteration|迭代)|刚(?:开始|启动)(?:训练)?就|(?:训练)?一(?:启动|跑|运行|执行)就|还没(?:开始)?(?:训练|跑)就|"
+        # "在训练开始前就报错OOM", "before training even starts"
+        r"训练(?:开始|启动)(?:之)?前(?:就)?|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|started|begins|began)\b",
         _unless_negated(_simple("oom_step", 0)),
     ),
     # a later epoch: "at epoch 3", "第3个epoch的时候"
@@ -1123,6 +1127,14 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # ZeRO with offload in one word: "zero3+offload", "zero3_offload", "ds_z3_offload_config.json"
     (
         r"\bzero[_-]?(?:stage[_-]?)?[123]\s*(?:\+|_|-|\s)\s*(?:cpu[_-]?)?offload\b|(?<![a-z0-9])ds_z[123]_offload",
+        _unless_negated(_simple("offload", True)),
+    ),
+    # ZeRO offload by its device on one line: '"offload_optimizer": {"device": "cpu"}', "offload_param_device: cpu"
+    # (accelerate's config), "offload_optimizer和offload_param的device都设置了cpu" (a config pasted over several
+    # lines: _OFFLOAD_BLOCK)
+    (
+        r"\boffload_(?:optimizer|param)(?:_device)?[\"']?\s*[:=]\s*\{?\s*(?:[\"']?device[\"']?\s*[:=]\s*)?[\"']?(?:cpu|nvme)\b|"
+        r"\boffload_(?:optimizer|param)[^。；;！!？?\n]{0,40}?device[^。；;！!？?\n]{0,6}?(?:设置|设|改|配置)(?:成|为|了|到)+\s*[\"']?(?:cpu|nvme)\b",
         _unless_negated(_simple("offload", True)),
     ),
     # the layers split over the cards of one process: "模型并行参数开启", "model parallel (device_map)"
@@ -1337,6 +1349,13 @@ _CHANGED_KEY = (
     r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
     r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)"
 )
+#: A setting lowered without a value ("Reducing seq_len solves it", "调小max_length就好了"): with a clause saying
+#: that made it work (:func:`describes_a_fix`), the change that fixed the run.
+_LOWERED = re.compile(
+    r"(?:\b(?:reduc\w*|lower\w*|decreas\w*|shorten\w*|cutting|cut|drop\w*)\s+(?:down\s+)?(?:the\s+|my\s+)?|"
+    r"(?:调小|减小|降低|缩短|减少|改小|调低)(?:了)?\s*)`?" + _CHANGED_KEY,
+    _I,
+)
 _FROM_TO = re.compile(
     _CHANGED_KEY + r"\s*(?:from|从)\s*(?P<a>\d+)\s*"
     r"(?:(?:" + _CHANGED_TO + r"|" + _RAISED_TO + r"|变成)了?|to|->|→|-->)\s*(?P<b>\d+)\b",
@@ -1360,6 +1379,9 @@ _WORKS_THEN = re.compile(
 #: A DeepSpeed config's ZeRO block opening, and the stage key inside it (DeepSpeed#2977, LlamaFactory#4156).
 _ZERO_BLOCK = re.compile(r"[\"']?zero_optimization[\"']?\s*:\s*\{")
 _STAGE_KEY = re.compile(r"[\"']stage[\"']\s*:\s*([0-3])\b")
+#: A DeepSpeed config's offload block opened on one line ('"offload_optimizer": {'), its device a line or two below.
+_OFFLOAD_BLOCK = re.compile(r"[\"']offload_(?:optimizer|param)[\"']\s*:\s*\{\s*$")
+_OFFLOAD_DEVICE = re.compile(r"[\"']device[\"']\s*:\s*[\"'](?:cpu|nvme)[\"']", _I)
 
 #: A plain batch-size key with its value ("batch_size = 128", "--batch-size 64"), not a per-device one.
 _PLAIN_BATCH_KEY = re.compile(r"(?:--)?batch[_ -]?size\b\s*[=:]?\s*\d", _I)
@@ -1514,6 +1536,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     multi_card = False
     """Whether the text says several cards ("多卡", "multiple GPUs") without a count."""
     gpu_ran_out = False
+    offload_block = 0
+    """The last line of an ``"offload_optimizer": {`` block still looked at for its ``"device"``."""
     zero_block = 0
     """The last line of a DeepSpeed config's ``"zero_optimization": {`` block still looked at for its ``"stage"``."""
     per_device_batch: Found | None = None
@@ -1587,6 +1611,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         low = line.lower()
         if _ZERO_BLOCK.search(line):
             zero_block = number + 4
+        if _OFFLOAD_BLOCK.search(line):
+            offload_block = number + 2
+        elif number <= offload_block and (device := _OFFLOAD_DEVICE.search(line)) is not None:
+            put([("offload", True)], number, device.group(0))
+            offload_block = 0
         if number <= zero_block and (zero_key := _STAGE_KEY.search(line)) is not None:
             # a DeepSpeed config pasted as JSON: '"zero_optimization": {' then '"stage": 2,' a line or two below
             put([("distributed", "deepspeed"), ("zero_stage", int(zero_key.group(1)))], number, zero_key.group(0))
@@ -1691,6 +1720,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     del out[name]  # "max_length 1024" read inline on this line is the value that works
                 put([(name, int(m.group("b")))], number, m.group(0))
                 fixed[name] = int(m.group("a"))
+                fix_line = fix_line or number
+        for m in _LOWERED.finditer(line):
+            name = _setting_named(m.group("key"))
+            if name not in fixed and describes_a_fix(line, m.end(), m.start()):
+                fixed[name] = "lowered"
                 fix_line = fix_line or number
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
