@@ -2260,3 +2260,33 @@ def test_a_setting_lowered_without_a_value_that_fixed_it(said: str, fixed: str) 
 )
 def test_a_setting_lowered_that_did_not_help_is_not_a_fix(said: str) -> None:
     assert facts(said).get("resolved_by") is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # chatglm_finetuning#154 (development): neither LoRA nor P-tuning v2 is a full fine-tune
+        "tesla v100 32G还是爆显存了。没有使用lora和ptv2，training batch size已经是1了",
+        "I'm not using LoRA, just plain fine-tuning",
+        "I don't use any adapters and it OOMs on the first step",
+    ],
+)
+def test_no_adapter_at_all_is_a_full_fine_tune(said: str) -> None:
+    assert facts(said).get("finetune_method") == "full"
+
+
+@pytest.mark.parametrize("said", ["no LoRA on the embeddings, only on q_proj", "LoRA微调，不用peft库"])
+def test_an_adapter_kept_off_one_part_is_not_a_full_fine_tune(said: str) -> None:
+    assert facts(said).get("finetune_method") != "full"
+
+
+@pytest.mark.parametrize(
+    "said, phase",
+    [
+        # EVA#83 (development): the part that works is not where it failed
+        ("运行交互式评测是正常的，但是运行微调报错了", "training"),
+        ("训练正常，评估的时候爆显存", "evaluation"),
+    ],
+)
+def test_the_part_said_to_work_is_not_the_phase(said: str, phase: str) -> None:
+    assert facts(said).get("phase") == phase

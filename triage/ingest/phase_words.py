@@ -259,16 +259,26 @@ ASKS_IF_SUPPORTED = re.compile(r"(?:能够|能否|能不能|可不可以|是否)
 _SCRIPT = re.compile(r"\.(?:py|sh)\b", _I)
 
 
+#: A part of the run said to work, right after it is named: "运行交互式评测是正常的，但是运行微调报错了" (EVA#83).
+_WORKED_AFTER = re.compile(
+    r"[^，,。；;.!?！？]{0,12}?(?:是|都|还|也)?(?:正常的?|没(?:有)?问题|能跑|可以跑)(?![吗么?？])|"
+    r"[^,;.!?]{0,12}?\b(?:works?|worked|runs?|ran)\s+(?:fine|well|ok(?:ay)?)\b|[^,;.!?]{0,12}?\b(?:is|was)\s+fine\b",
+    re.IGNORECASE,
+)
+
+
 def phases_in_order(line: str) -> list[tuple[str, re.Pattern[str]]]:
     """The phase readings in the order the line names them ("OOM in the merge step ... for inference": merging),
     training last: a line that names a part of the run and also says it was training means that part. A phase read
-    from a script's name comes after every phase said in words."""
+    from a script's name comes after every phase said in words; a part said to work ("评测是正常的，但是微调报错了")
+    comes after the others, when there are others."""
     found = []
     for rank, (phase, pattern) in enumerate(_PHASE_PATTERNS):
         hit = pattern.search(line)
         if hit is not None:
             script = _SCRIPT.search(hit.group(0)) is not None
-            found.append((script, phase == "training", hit.start(), rank, phase, pattern))
+            worked = _WORKED_AFTER.match(line, hit.end()) is not None
+            found.append((worked, script, phase == "training", hit.start(), rank, phase, pattern))
     return [(phase, pattern) for *_, phase, pattern in sorted(found)]
 
 

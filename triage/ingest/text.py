@@ -737,6 +737,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:继续|增量|二次|做|进行|在做)预训练|预训练(?:阶段|任务)(?!模型)",
         _unless_negated(_simple("finetune_method", "full")),
     ),
+    # no adapter at all is a full fine-tune: "没有使用lora和ptv2" (chatglm_finetuning#154), "I'm not using LoRA"
+    (
+        r"(?:没有|没|未|不)(?:使用|用|采用|开|加)(?:了)?\s*(?:lora|peft|p-?tuning(?:\s*v2)?|ptv2)(?![\w-])|"
+        r"(?:\b(?:am|are|was|were)\s+not|'m\s+not|'re\s+not|n't)\s+(?:using|use)\s+(?:any\s+)?(?:lora|peft|adapters?)\b(?![\w-])|"
+        r"\bwithout\s+(?:using\s+|any\s+)?(?:lora|peft|adapters?)\b(?![\w-])(?!\s+(?:on|for|in|to)\b)",
+        _simple("finetune_method", "full"),
+    ),
     (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
     (
         r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b" + _NOT_SET_OFF,
