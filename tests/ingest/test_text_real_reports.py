@@ -2285,6 +2285,8 @@ def test_an_adapter_kept_off_one_part_is_not_a_full_fine_tune(said: str) -> None
     [
         # EVA#83 (development): the part that works is not where it failed
         ("运行交互式评测是正常的，但是运行微调报错了", "training"),
+        ("微调报CUDA out of memory错误\n运行交互式评测是正常的，但是运行微调报错了，怎么解决呢？", "training"),
+        ("inference works fine, but training OOMs", "training"),
         ("训练正常，评估的时候爆显存", "evaluation"),
     ],
 )

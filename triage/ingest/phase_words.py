@@ -193,6 +193,9 @@ _PHASES = (
         r"(?:训练|微调|精调|finetune|sft)[^，。,；;完后前]{0,12}?(?:时候?|的时候|过程中|阶段)|开始(?:训练|微调)(?:就|后|时)|"
         r"(?:训练|微调|精调)[^，。,；;完后前]{0,10}?(?:爆显存|显存(?:不足|不够|溢出|爆)|oom|out\s*of\s*memory)|"
         r"(?:训练|微调|精调)\s*(?:一直|总是|就)?(?:报错|报|出错)[^。；;]{0,30}?(?:oom|out\s*of\s*memory|显存(?:不足|不够|溢出))|"
+        # in an OOM report, the fine-tuning that errors is where it ran out: "但是运行微调报错了" (EVA#83); "微调报CUDA out of
+        # memory错误" reads "微调报 错误" once the pasted message is taken out
+        r"(?:运行|跑|开始)?(?:训练|微调|精调)\s*(?:的时候|时)?\s*(?:一直|总是|就)?\s*(?:报\s*错|出错)|"
         r"\b(?:during|while|when|in)\s+(?:the\s+)?(?:sft|dpo|ppo|grpo|kto|orpo|lora|qlora|full)\s+(?:training|fine[- ]?tuning)\b|"
         r"\b(?:can(?:not|'t|\s+not)|unable\s+to)\s+(?:fine[- ]?tune|finetune|train)\b[^.;!?]{0,40}?\b(?:oom|out\s+of\s+memory)\b|"
         r"\b(?:try(?:ing)?|tried|attempt(?:ing)?|attempted)\s+to\s+(?:full[- ]?)?(?:train|fine[- ]?tune|finetune|pre-?train)\b|"
@@ -265,20 +268,25 @@ _WORKED_AFTER = re.compile(
     r"[^,;.!?]{0,12}?\b(?:works?|worked|runs?|ran)\s+(?:fine|well|ok(?:ay)?)\b|[^,;.!?]{0,12}?\b(?:is|was)\s+fine\b",
     re.IGNORECASE,
 )
+#: What follows a part said to work when another part failed: "评测是正常的，但是...", "inference works fine, but ...".
+_BUT_AFTER = re.compile(r"\s*[，,]?\s*(?:但是?|可是|不过|然而|\bbut\b|\bhowever\b)", re.IGNORECASE)
 
 
 def phases_in_order(line: str) -> list[tuple[str, re.Pattern[str]]]:
     """The phase readings in the order the line names them ("OOM in the merge step ... for inference": merging),
     training last: a line that names a part of the run and also says it was training means that part. A phase read
     from a script's name comes after every phase said in words; a part said to work ("评测是正常的，但是微调报错了")
-    comes after the others, when there are others."""
+    comes after the others, when there are others, and is not read at all when a "but" follows it (the failure is
+    elsewhere, named or not: "运行交互式评测是正常的，但是运行微调报错了，怎么解决呢？")."""
     found = []
     for rank, (phase, pattern) in enumerate(_PHASE_PATTERNS):
         hit = pattern.search(line)
         if hit is not None:
             script = _SCRIPT.search(hit.group(0)) is not None
-            worked = _WORKED_AFTER.match(line, hit.end()) is not None
-            found.append((worked, script, phase == "training", hit.start(), rank, phase, pattern))
+            worked = _WORKED_AFTER.match(line, hit.end())
+            if worked is not None and _BUT_AFTER.match(line, worked.end()):
+                continue
+            found.append((worked is not None, script, phase == "training", hit.start(), rank, phase, pattern))
     return [(phase, pattern) for *_, phase, pattern in sorted(found)]
 
 
