@@ -176,6 +176,27 @@ def model_patterns() -> tuple[str, ...]:
     return tuple(pattern.pattern for pattern, _ in _models())
 
 
+@cache
+def names_pattern() -> str:
+    """Every model's ``match`` regex as one alternation, for readers that embed it in larger patterns.
+
+    Each model's pattern opens with the same ``(?:(?<=\\d[x×])|\\b)`` (a word boundary, or right after "8x"):
+    said once before the alternation, it is tried once per position of a line instead of once per model, which
+    makes reading a long text about a fifth faster (``bench/bench_reader_speed.py``). The order of the models is
+    kept; a pattern without that opening comes after the others.
+    """
+    shared = r"(?:(?<=\d[x×])|\b)"
+    patterns = model_patterns()
+    opened = [p[len(shared) :] for p in patterns if p.startswith(shared)]
+    rest = [p for p in patterns if not p.startswith(shared)]
+    return "|".join([*([shared + "(?:" + "|".join(opened) + ")"] if opened else []), *rest])
+
+
+@cache
+def _any_name() -> re.Pattern[str]:
+    return re.compile(names_pattern(), _FLAGS)
+
+
 #: The card's size written after its name: "A100 80GB", "A100-40G", "A100/40GB", "4 A100 GPUs (each 80G)".
 _STATED = re.compile(
     r"\s*[-(（/]?\s*(?:(?:pcie|sxm\d?|nvl)\s*[- ]?\s*)?(?P<n>\d+)\s*(?:G|GB|GiB)\b|"
@@ -199,7 +220,9 @@ def mentions(text: str) -> list[Mention]:
     A laptop chip ("RTX 3060 Laptop 6GB") is none of the desktop presets: its size is the one
     written after it, or unknown.
     """
-    out = []
+    out: list[Mention] = []
+    if _any_name().search(text) is None:
+        return out  # most lines name no card: one search instead of one per model
     for pattern, variants in _models():
         for m in pattern.finditer(text):
             mobile = _MOBILE.match(text, m.end())

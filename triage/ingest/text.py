@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from triage.hardware.gpus import GiB, mentions, model_patterns
+from triage.hardware.gpus import GiB, mentions, names_pattern
 from triage.ingest.clauses import AFFIRM, NEGATE, hypothetical, negated
 from triage.ingest.config import PER_DEVICE_BATCH_KEYS, RULES
 from triage.ingest.fixes import (
@@ -498,7 +498,7 @@ def _modules(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("lora_target_modules", ",".join(names))] if names else []
 
 
-_GPU_NAMES = "|".join(model_patterns())
+_GPU_NAMES = names_pattern()
 _GPU_MEMORY_SIZES = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 44, 48, 64, 80, 94, 96, 128, 141, 192)
 
 #: The card's memory stated as such ("显存为11264MiB", "VRAM: 24GB"): it overrides the size a GPU name implies.
