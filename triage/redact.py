@@ -372,8 +372,26 @@ def _assignments(text: str) -> str:
     return "".join(out)
 
 
+#: Passes of :func:`redact` at most: a secret glued to another ("dapi...abcdefxapp-1-...") is only cut off at a word
+#: boundary once the first is replaced, so one more pass finds it; the text settles in two passes in every case seen.
+_PASSES = 4
+
+
 def redact(text: str) -> str:
-    """``text`` with every recognised secret replaced by ``[REDACTED:<kind>]`` and home paths by ``~``."""
+    """``text`` with every recognised secret replaced by ``[REDACTED:<kind>]`` and home paths by ``~``.
+
+    Repeated until nothing changes, so redacting twice gives what redacting once gave (a replacement can open a
+    word boundary before the next secret, which the same pass has already gone past).
+    """
+    for _ in range(_PASSES):
+        done = _one_pass(text)
+        if done == text:
+            break
+        text = done
+    return text
+
+
+def _one_pass(text: str) -> str:
     for rule in RULES:
         text = rule.pattern.sub(rule.replace, text)
     text = _assignments(text)
