@@ -2292,3 +2292,29 @@ def test_an_adapter_kept_off_one_part_is_not_a_full_fine_tune(said: str) -> None
 )
 def test_the_part_said_to_work_is_not_the_phase(said: str, phase: str) -> None:
     assert facts(said).get("phase") == phase
+
+
+@pytest.mark.parametrize(
+    "said, fixed",
+    [
+        # azureml-assets#2379 (development): a pull request's list of changes, in markdown emphasis, opened by a gerund
+        ("1. Limiting _max_seq_length_ to 1536 to avoid OOM issues with ND40 compute.", "max_length"),
+        ("Limit max_length to 1024 to avoid OOM", "max_length"),
+        ("- Reducing per_device_train_batch_size to 2 to prevent out of memory errors", "batch_size"),
+    ],
+)
+def test_a_change_listed_with_its_purpose_is_the_fix(said: str, fixed: str) -> None:
+    got = facts(said)
+    assert got.get("resolved_by") == fixed
+    assert fixed not in got
+
+
+def test_a_setting_in_markdown_emphasis_is_read_and_dunder_names_are_left_alone() -> None:
+    assert str(facts("_max_seq_length_ = 2048").get("max_length")) == "2048"
+    assert str(facts("set *per_device_train_batch_size* to 8").get("batch_size")) == "8"
+    assert facts("def __init__(self, max_len): pass").get("max_length") is None
+
+
+def test_a_run_that_enabled_a_setting_for_memory_is_not_a_fix() -> None:
+    got = facts("I enabled gradient checkpointing to save memory but it still OOMs")
+    assert got.get("resolved_by") is None and got.get("gradient_checkpointing") is True

@@ -51,12 +51,16 @@ _FIX_BEFORE = re.compile(
 
 
 #: What opens a fix's title before the change: "[trainer] ", "fix: ", "perf(fsdp): ".
-_TITLE_PREFIX = r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?"
+_TITLE_PREFIX = (
+    r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?(?:\d{1,2}[.)]\s+|[-*]\s+)?"
+)
 #: A line that opens by telling what to change ("Enable gradient checkpointing to prevent OOM", "fix: disable
 #: use_cache to avoid ...", "[trainer] Set eval accumulation steps to avoid ..."), as a fix's title does.
 _IMPERATIVE_HEAD = re.compile(
     _TITLE_PREFIX
-    + r"(?:(?:enable|use|add|set|turn\s+on|switch\s+to|apply|pass|disable|remove|drop|turn\s+off|lower|reduce)\s+|"
+    + r"(?:(?:enabl(?:e|ing)|us(?:e|ing)|add(?:ing)?|set(?:ting)?|turn(?:ing)?\s+on|switch(?:ing)?\s+to|apply(?:ing)?|"
+    r"pass(?:ing)?|disabl(?:e|ing)|remov(?:e|ing)|drop(?:ping)?|turn(?:ing)?\s+off|lower(?:ing)?|reduc(?:e|ing)|"
+    r"limit(?:ing)?|cap(?:ping)?)\s+|"
     r"(?:设置|开启|打开|启用|使用|加上|关闭|关掉|去掉|禁用)\s*)[^.;:!?\n。；：]{0,60}$",
     _I,
 )

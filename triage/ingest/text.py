@@ -1399,6 +1399,8 @@ _GLUED_SERIES = re.compile(r"\b(rtx|gtx)(?=\d{3,4}\b|\d{3,4}(?:ti|s|d|[x×*]))",
 _DASHED_SERIES = re.compile(r"\b([AHV])-(?=(?:100|800)s?\b)")
 #: A card's name glued to a count: "A100x8x80G" (LlamaFactory#2263) reads as "A100 x8x80G".
 _GLUED_COUNT = re.compile(r"\b([AHV]100|[AH]800|A6000|L40S?|[1-4]0[5-9]0(?:ti)?)(?=[x×]\d)", _I)
+#: A setting's name in markdown emphasis: "Limiting _max_seq_length_ to 1536" (azureml-assets#2379) is max_seq_length.
+_EMPHASIS = re.compile(r"(?<![\w*])[_*]([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[_*](?![\w*])", _I)
 
 #: A link says nothing about the run (its hashes read as sizes: ".../c3d56f65-929b-..."), except a Hub id.
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"'`]++", re.ASCII)
@@ -1610,7 +1612,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 raw_line = raw_line[: oom.start()] + " " + raw_line[oom.end() :]
         line = _GLUED_COUNT.sub(
             r"\1 ",
-            _DASHED_SERIES.sub(r"\1", _GLUED_SERIES.sub(r"\1 ", _URL.sub(_url_words, _HINT.sub(" ", raw_line)))),
+            _DASHED_SERIES.sub(
+                r"\1", _GLUED_SERIES.sub(r"\1 ", _URL.sub(_url_words, _EMPHASIS.sub(r"\1", _HINT.sub(" ", raw_line))))
+            ),
         )  # "RTX3090*2" reads as "RTX 3090*2", "A-100" as "A100", "A100x8" as "A100 x8"
         if not line.strip() or _COMMENTED_OUT.match(line):
             continue  # "# --deepspeed ds_config.json" in a pasted script: switched off, not the run's setting
