@@ -2318,3 +2318,24 @@ def test_a_setting_in_markdown_emphasis_is_read_and_dunder_names_are_left_alone(
 def test_a_run_that_enabled_a_setting_for_memory_is_not_a_fix() -> None:
     got = facts("I enabled gradient checkpointing to save memory but it still OOMs")
     assert got.get("resolved_by") is None and got.get("gradient_checkpointing") is True
+
+
+@pytest.mark.parametrize(
+    "said, fixed",
+    [
+        # Megatron-Bridge#3706 (development): a fix's title says what it sets, not why
+        (
+            "fix(perf): set expandable_segments:True for nemotron_3_nano h100 fp8_cs (cuda-oom on 26.04 base)",
+            "expandable_segments",
+        ),
+        ("fix: set `use_cache=False` in from_pretrained", "use_cache"),
+    ],
+)
+def test_a_fix_title_names_the_change(said: str, fixed: str) -> None:
+    assert facts(said).get("resolved_by") == fixed
+
+
+def test_only_the_setting_right_after_a_fix_title_verb_is_the_change() -> None:
+    got = facts("fix: enable gradient checkpointing for the 70B recipe")
+    assert got.get("resolved_by") == "gradient_checkpointing"
+    assert str(got.get("model_params_b")) == "70.0"

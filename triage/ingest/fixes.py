@@ -95,11 +95,25 @@ TAKE_AWAY = re.compile(
 )
 
 
+#: A fix's title that says what it changes, with or without saying why: "fix(perf): set expandable_segments:True for
+#: nemotron_3_nano h100 (cuda-oom on 26.04 base)" (Megatron-Bridge#3706). Only the setting right after the verb is
+#: the change ("fix: enable gradient checkpointing for the 70B recipe" does not change the model).
+_FIX_TITLE_HEAD = re.compile(
+    r"^\s*(?:\[[^\]]{1,30}\]\s*)*fix(?:\([^)]{1,30}\))?:\s*"
+    r"(?:enable|use|add|set|turn\s+on|switch\s+to|apply|pass|disable|remove|drop|turn\s+off|lower|reduce|limit|cap)\s+"
+    r"(?:the\s+|a\s+)?[`'\"]?$",
+    _I,
+)
+
+
 def tells_a_fix(line: str, start: int, end: int) -> bool:
     """Whether the line tells what to change to fix it, naming this setting: "Enable gradient checkpointing to
-    prevent OOM on long sequences". Only a line that opens with the change: "I enabled gradient checkpointing
-    to save memory" is the run's own setting."""
-    return _IMPERATIVE_HEAD.match(line[:start]) is not None and _FOR_MEMORY.match(line, end) is not None
+    prevent OOM on long sequences", "fix: set expandable_segments:True for ...". Only a line that opens with the
+    change: "I enabled gradient checkpointing to save memory" is the run's own setting."""
+    head = line[:start]
+    if _FIX_TITLE_HEAD.match(head) is not None:
+        return True
+    return _IMPERATIVE_HEAD.match(head) is not None and _FOR_MEMORY.match(line, end) is not None
 
 
 #: A model named right after saying it worked: "I was able to fine-tune 7B ...", "I can use deepseek-vl-7b",
