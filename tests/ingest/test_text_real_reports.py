@@ -2275,7 +2275,9 @@ def test_no_adapter_at_all_is_a_full_fine_tune(said: str) -> None:
     assert facts(said).get("finetune_method") == "full"
 
 
-@pytest.mark.parametrize("said", ["no LoRA on the embeddings, only on q_proj", "LoRA微调，不用peft库"])
+@pytest.mark.parametrize(
+    "said", ["no LoRA on the embeddings, only on q_proj", "LoRA微调，不用peft库", "不用peft库，自己写的LoRA层"]
+)
 def test_an_adapter_kept_off_one_part_is_not_a_full_fine_tune(said: str) -> None:
     assert facts(said).get("finetune_method") != "full"
 

@@ -739,9 +739,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # no adapter at all is a full fine-tune: "没有使用lora和ptv2" (chatglm_finetuning#154), "I'm not using LoRA"
     (
-        r"(?:没有|没|未|不)(?:使用|用|采用|开|加)(?:了)?\s*(?:lora|peft|p-?tuning(?:\s*v2)?|ptv2)(?![\w-])|"
-        r"(?:\b(?:am|are|was|were)\s+not|'m\s+not|'re\s+not|n't)\s+(?:using|use)\s+(?:any\s+)?(?:lora|peft|adapters?)\b(?![\w-])|"
-        r"\bwithout\s+(?:using\s+|any\s+)?(?:lora|peft|adapters?)\b(?![\w-])(?!\s+(?:on|for|in|to)\b)",
+        # (not peft: "不用peft库" may be a LoRA written by hand)
+        r"(?:没有|没|未|不)(?:使用|用|采用|开|加)(?:了)?\s*(?:lora|p-?tuning(?:\s*v2)?|ptv2)(?![\w-])|"
+        r"(?:\b(?:am|are|was|were)\s+not|'m\s+not|'re\s+not|n't)\s+(?:using|use)\s+(?:any\s+)?(?:lora|adapters?)\b(?![\w-])|"
+        r"\bwithout\s+(?:using\s+|any\s+)?(?:lora|adapters?)\b(?![\w-])(?!\s+(?:on|for|in|to)\b)",
         _simple("finetune_method", "full"),
     ),
     (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
