@@ -56,12 +56,17 @@ _TITLE_PREFIX = (
 )
 #: A line that opens by telling what to change ("Enable gradient checkpointing to prevent OOM", "fix: disable
 #: use_cache to avoid ...", "[trainer] Set eval accumulation steps to avoid ..."), as a fix's title does.
+#: The verbs that say what to change, as a command or its gerund ("Enable ...", "Limiting ...").
+_CHANGE_VERB = (
+    r"(?:enabl(?:e|ing)|us(?:e|ing)|add(?:ing)?|set(?:ting)?|turn(?:ing)?\s+on|switch(?:ing)?\s+to|apply(?:ing)?|"
+    r"pass(?:ing)?|disabl(?:e|ing)|remov(?:e|ing)|drop(?:ping)?|turn(?:ing)?\s+off|lower(?:ing)?|reduc(?:e|ing)|"
+    r"limit(?:ing)?|cap(?:ping)?)"
+)
 _IMPERATIVE_HEAD = re.compile(
     _TITLE_PREFIX
-    + r"(?:(?:enabl(?:e|ing)|us(?:e|ing)|add(?:ing)?|set(?:ting)?|turn(?:ing)?\s+on|switch(?:ing)?\s+to|apply(?:ing)?|"
-    r"pass(?:ing)?|disabl(?:e|ing)|remov(?:e|ing)|drop(?:ping)?|turn(?:ing)?\s+off|lower(?:ing)?|reduc(?:e|ing)|"
-    r"limit(?:ing)?|cap(?:ping)?)\s+|"
-    r"(?:设置|开启|打开|启用|使用|加上|关闭|关掉|去掉|禁用)\s*)[^.;:!?\n。；：]{0,60}$",
+    + r"(?:"
+    + _CHANGE_VERB
+    + r"\s+|(?:设置|开启|打开|启用|使用|加上|关闭|关掉|去掉|禁用)\s*)[^.;:!?\n。；：]{0,60}$",
     _I,
 )
 #: The purpose right after that setting: "... to prevent OOM", "... to avoid running out of memory", "以避免爆显存".
@@ -99,9 +104,7 @@ TAKE_AWAY = re.compile(
 #: nemotron_3_nano h100 (cuda-oom on 26.04 base)" (Megatron-Bridge#3706). Only the setting right after the verb is
 #: the change ("fix: enable gradient checkpointing for the 70B recipe" does not change the model).
 _FIX_TITLE_HEAD = re.compile(
-    r"^\s*(?:\[[^\]]{1,30}\]\s*)*fix(?:\([^)]{1,30}\))?:\s*"
-    r"(?:enable|use|add|set|turn\s+on|switch\s+to|apply|pass|disable|remove|drop|turn\s+off|lower|reduce|limit|cap)\s+"
-    r"(?:the\s+|a\s+)?[`'\"]?$",
+    r"^\s*(?:\[[^\]]{1,30}\]\s*)*fix(?:\([^)]{1,30}\))?:\s*" + _CHANGE_VERB + r"\s+(?:the\s+|a\s+)?[`'\"]?$",
     _I,
 )
 
