@@ -20,11 +20,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-A = 0.65
-"""Slope on the top cause's log-odds (below 1: the engine's own figures are too extreme; 0.6 until 2026-12-05)."""
-B = 0.25
-"""Offset in log-odds (above 0: a top cause is right more often than its share of the softmax says; 0.65 until
-2026-12-05, when the log of the similar reports' share gave the top cause more of the softmax)."""
+A = 0.5
+"""Slope on the top cause's log-odds (below 1: the engine's own figures are too extreme; 0.6 until 2026-12-05,
+0.65 until 2026-12-06)."""
+B = -0.15
+"""Offset in log-odds (0.65 until 2026-12-05, when the log of the similar reports' share gave the top cause more of
+the softmax; 0.25 until 2026-12-06, when that share's weight rose from 0.6 to 1 and the top cause took more again)."""
 
 
 def shown(p: float) -> float:
