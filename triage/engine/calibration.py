@@ -7,12 +7,17 @@ kind of cause for 45 % of them, one scored at 90 % or more for 88 %. Platt scali
 says: the expected calibration error of the top answer (five bins) falls from 0.21 to 0.02 on development and
 from 0.19 to 0.04 on the held-out split, which the fit never saw (``docs/accuracy.md`` keeps the table). Fitted
 again (2026-12-05) when the similar reports' evidence became the log of their share: the old slope and offset left
-an expected error of 0.083 on development, these leave 0.046 (held-out 0.030). The other
+an expected error of 0.083 on development, these leave 0.046 (held-out 0.030). Fitted again (2026-12-06) when the
+similar reports' evidence rose from 0.6 to 1.0 per unit of log share: the old slope and offset left 0.090 on
+development, these leave 0.011 (held-out 0.046). The other
 causes keep their proportions and share what is left, so the order never changes.
 
 The calibrated figures are what the user is shown and what the remedies are weighted by (a remedy of the first
 cause counts as much as that cause is likely); the question planner and the interview's stop rule reason on the
 engine's own distribution (:func:`triage.engine.scoring.probabilities`), so the interview asks what it asked.
+Since the refit of 2026-12-06 the stop rule's 0.8 on the engine's scale is shown as 0.63 (0.76 before): the
+interview may stop at a figure the user sees as under 80 %. Stopping on the shown figure instead was tried and
+left the interview benchmark where it was (development 0.571 against 0.570 after six answers).
 """
 
 from __future__ import annotations
