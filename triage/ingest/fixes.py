@@ -50,18 +50,19 @@ _FIX_BEFORE = re.compile(
 )
 
 
-#: What opens a fix's title before the change: "[trainer] ", "fix: ", "perf(fsdp): ".
-_TITLE_PREFIX = (
-    r"^\s*(?:\[[^\]]{1,30}\]\s*)*(?:(?:fix|feat|perf|chore)(?:\([^)]{1,30}\))?:\s*)?(?:\d{1,2}[.)]\s+|[-*]\s+)?"
-)
-#: A line that opens by telling what to change ("Enable gradient checkpointing to prevent OOM", "fix: disable
-#: use_cache to avoid ...", "[trainer] Set eval accumulation steps to avoid ..."), as a fix's title does.
+#: Tags a title opens with ("[trainer] [fsdp] "), and a conventional commit's scope and colon ("(fsdp): ").
+_TAGS = r"^\s*(?:\[[^\]]{1,30}\]\s*)*"
+_SCOPE = r"(?:\([^)]{1,30}\))?:\s*"
+#: What opens a fix's title before the change: "[trainer] ", "fix: ", "perf(fsdp): ", a list marker ("1. ", "- ").
+_TITLE_PREFIX = _TAGS + r"(?:(?:fix|feat|perf|chore)" + _SCOPE + r")?(?:\d{1,2}[.)]\s+|[-*]\s+)?"
 #: The verbs that say what to change, as a command or its gerund ("Enable ...", "Limiting ...").
 _CHANGE_VERB = (
     r"(?:enabl(?:e|ing)|us(?:e|ing)|add(?:ing)?|set(?:ting)?|turn(?:ing)?\s+on|switch(?:ing)?\s+to|apply(?:ing)?|"
     r"pass(?:ing)?|disabl(?:e|ing)|remov(?:e|ing)|drop(?:ping)?|turn(?:ing)?\s+off|lower(?:ing)?|reduc(?:e|ing)|"
     r"limit(?:ing)?|cap(?:ping)?)"
 )
+#: A line that opens by telling what to change ("Enable gradient checkpointing to prevent OOM", "fix: disable
+#: use_cache to avoid ...", "[trainer] Set eval accumulation steps to avoid ..."), as a fix's title does.
 _IMPERATIVE_HEAD = re.compile(
     _TITLE_PREFIX
     + r"(?:"
@@ -104,7 +105,7 @@ TAKE_AWAY = re.compile(
 #: nemotron_3_nano h100 (cuda-oom on 26.04 base)" (Megatron-Bridge#3706). Only the setting right after the verb is
 #: the change ("fix: enable gradient checkpointing for the 70B recipe" does not change the model).
 _FIX_TITLE_HEAD = re.compile(
-    r"^\s*(?:\[[^\]]{1,30}\]\s*)*fix(?:\([^)]{1,30}\))?:\s*" + _CHANGE_VERB + r"\s+(?:the\s+|a\s+)?[`'\"]?$",
+    _TAGS + r"fix" + _SCOPE + _CHANGE_VERB + r"\s+(?:the\s+|a\s+)?[`'\"]?$",
     _I,
 )
 
