@@ -42,6 +42,15 @@ def facts(text: str) -> dict[str, object]:
         ("memory usage goes up after each batch", "memory_growth", "growing"),
         ("显存从20G突然飙升到70G", "memory_growth", "spike"),
         ("the memory suddenly jumps at step 40", "memory_growth", "spike"),
+        # the subject said another way, an adverb between, a rate per step
+        ("mem usage slowly grows until it dies", "memory_growth", "growing"),
+        ("the memory footprint grows linearly with the number of batches", "memory_growth", "growing"),
+        ("nvidia-smi shows the usage climbing steadily", "memory_growth", "growing"),
+        ("memory goes up by ~200MB each step", "memory_growth", "growing"),
+        ("显存随着训练步数增加而增加", "memory_growth", "growing"),
+        ("显存在每次评估后都上升", "memory_growth", "growing"),
+        ("显存缓慢上涨", "memory_growth", "growing"),
+        ("推理时显存不断叠加", "memory_growth", "growing"),
         # it trained first
         ("训练了没几步就爆显存", "trained_before_oom", True),
         ("it dies after a couple of epochs", "trained_before_oom", True),
@@ -161,6 +170,9 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("I save the model after training", "phase"),
         ("memory is flat at 20 GB", "memory_growth"),
         ("显存没有增加", "memory_growth"),
+        ("VRAM usage increased a lot after the upgrade", "memory_growth"),  # higher than before is not growth over time
+        ("memory usage is not growing", "memory_growth"),
+        ("显存随着batch size增大而增加吗？", "memory_growth"),
         ("it OOMs at the very first step", "trained_before_oom"),
         ("GPU memory is full", "error_kind"),
         ("rank 0 prints the loss", "all_ranks_on_gpu0"),

@@ -943,7 +943,19 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # "Rapidly Increasing VRAM Use in Chat Mode", "steadily growing GPU memory"
         r"\b(?:rapidly|steadily|constantly|continuously|gradually)\s+(?:increasing|growing|rising|climbing)\s+(?:gpu\s+)?(?:vram|memory|ram)\b|"
         # "显存cuda增加，直到溢出", "内存容量异常增长导致OOM": growth until it ran out
-        r"(?:显存|内存|cuda|memory)[^。，,；;]{0,6}(?:增加|增长|上涨|上升)[，,]?\s*(?:直到|直至)|(?:显存|内存)[^。，,；;]{0,6}异常(?:增加|增长|上涨)",
+        r"(?:显存|内存|cuda|memory)[^。，,；;]{0,6}(?:增加|增长|上涨|上升)[，,]?\s*(?:直到|直至)|(?:显存|内存)[^。，,；;]{0,6}异常(?:增加|增长|上涨)|"
+        # the subject said another way and an adverb between: "mem usage slowly grows", "the memory footprint grows
+        # linearly", "VRAM use climbing steadily", "memory goes up by ~200MB each step"
+        r"\b(?:mem|memory|vram|ram)\s+(?:usage|use|footprint|consumption|utili[sz]ation)\s+(?:is\s+|was\s+)?"
+        r"(?:slowly\s+|steadily\s+|gradually\s+|linearly\s+|constantly\s+|continuously\s+)?"
+        r"(?:grows|growing|increases|increasing|climbs|climbing|creeps\s+up|creeping\s+up|rises|rising)\b|"
+        r"\b(?:memory|vram|usage)\s+(?:grows|increases|climbing|creeping\s+up|growing|increasing)\s+(?:linearly|steadily|gradually|slowly)\b|"
+        r"\b(?:memory|vram|ram|usage)\s+(?:goes|went)\s+up\s+by\s+~?\s*\d[\d.]*\s*[mg]i?b\b[^.;]{0,12}\b(?:every|each|per)\b|"
+        # "显存随着训练步数增加而增加", "显存在每次评估后都上升", "显存缓慢上涨", "推理时显存叠加且不释放"
+        r"(?:显存|内存)[^。，,；;]{0,4}随着[^。，,；;]{0,6}(?:训练|迭代|steps?|步|epochs?|轮|时间|对话|次数|iter)"
+        r"[^。，,；;]{0,8}(?:增加|增长|上涨|上升|变大)|"
+        r"(?:显存|内存)[^。，,；;]{0,4}每次[^。，,；;]{1,12}(?:都|也|就)?\s*(?:会)?(?:增加|增长|上涨|上升|变大)|"
+        r"(?:显存|内存)[^。，,；;]{0,4}(?:缓慢|慢慢地?)\s*(?:增加|增长|上涨|上升|变大)|(?:显存|内存)(?:占用)?\s*(?:不断)?叠加",
         _unless_negated(_simple("memory_growth", "growing")),
     ),
     # one jump: "从37G直接飙升到68G", "memory suddenly spikes"
