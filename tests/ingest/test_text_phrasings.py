@@ -36,6 +36,11 @@ def facts(text: str) -> dict[str, object]:
         ("loading the model works fine, but inference OOMs", "phase", "generation"),
         ("模型加载完成后推理时爆显存", "phase", "generation"),
         ("it fails in the step function of the optimizer", "phase", "optimizer"),
+        ("the error shows up at the end of the first epoch when it runs evaluation", "phase", "evaluation"),
+        ("OOM as soon as trainer.train() starts", "phase", "training"),
+        # the first step
+        ("OOM as soon as trainer.train() starts", "oom_step", 0),
+        ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
         ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),
         ("显存占用也在不断增加", "memory_growth", "growing"),
@@ -67,6 +72,8 @@ def facts(text: str) -> dict[str, object]:
         ("那张卡被别的任务占了10G", "other_process_bytes", 10 * 2**30),
         ("程序退出后显存还有2G没释放", "other_process_bytes", 2 * 2**30),
         ("12 GB is already used by another job", "other_process_bytes", 12 * 2**30),
+        ("another user's job is using 10GB on the same GPU", "other_process_bytes", 10 * 2**30),
+        ("someone else's process occupies 8GB of the card", "other_process_bytes", 8 * 2**30),
         # resuming
         ("it only OOMs when I resume from the last checkpoint", "resume_from_checkpoint", True),
         ("断点续训的时候爆显存", "resume_from_checkpoint", True),
@@ -169,6 +176,9 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("I generated the dataset yesterday", "phase"),
         ("I save the model after training", "phase"),
         ("memory is flat at 20 GB", "memory_growth"),
+        ("when it runs the tokenizer", "phase"),  # no phase of the run said
+        ("the first forward pass of generation is slow", "trained_before_oom"),
+        ("another user's job finished", "other_process_bytes"),
         ("显存没有增加", "memory_growth"),
         ("VRAM usage increased a lot after the upgrade", "memory_growth"),  # higher than before is not growth over time
         ("memory usage is not growing", "memory_growth"),

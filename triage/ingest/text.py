@@ -1024,7 +1024,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:显存|memory)\s*还?(?:有|剩)\s*(?P<r>\d+(?:\.\d+)?)\s*G[B]?\s*(?:没有?|未)(?:被)?释放|"
         r"(?<![\w.])(?P<e>\d+(?:\.\d+)?)\s*G(?:i?B)?\s+(?:is\s+|are\s+)?(?:already\s+)?(?:used|occupied|taken|held)\s+by\s+"
         r"(?:another|other|a\s+different|some\s+other)\b|"
-        r"\b(?:another|other|a\s+different|some\s+other)\s+(?:process|program|job|user)(?:es|s)?\s+(?:is\s+|are\s+)?(?:already\s+)?"
+        # "another user's job is using 10GB", "someone else's process occupies 8GB"
+        r"\b(?:another|other|a\s+different|some\s+other|some(?:one|body)\s+else'?s)\s+(?:user'?s\s+|person'?s\s+|team'?s\s+)?"
+        r"(?:process|program|job|user|task|run)(?:es|s)?\s+(?:is\s+|are\s+)?(?:already\s+)?"
         r"(?:using|uses|holds?|holding|occupies|occupying|takes|taking)\s+(?:about\s+|around\s+|~)?(?P<o>\d+(?:\.\d+)?)\s*G(?:i?B)?\b",
         lambda m: [
             ("other_process_bytes", int(_num(m.group("n") or m.group("r") or m.group("e") or m.group("o")) * GiB))
@@ -1105,7 +1107,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         r"\b(?:the\s+)?(?:very\s+)?first\s+(?:training\s+)?step\b|第一步|一开始(?:训练)?就|"
         r"\b(?:ooms?|crash(?:es|ed)?|fails?|failed|dies|died|errors?\s+out)\s+(?:immediately|instantly|right\s+away)\b|"
-        r"\bimmediately\s+(?:ooms?|runs?\s+out|crash(?:es)?|fails?|dies)\b|\bas\s+soon\s+as\s+(?:the\s+)?training\s+(?:starts|begins)\b|"
+        r"\bimmediately\s+(?:ooms?|runs?\s+out|crash(?:es)?|fails?|dies)\b|"
+        # "as soon as trainer.train() starts", "on the very first forward pass"
+        r"\bas\s+soon\s+as\s+(?:the\s+)?(?:training|fine-?tuning|trainer\.train\(\)|train\(\))\s+(?:starts|begins|is\s+called)\b|"
+        r"\b(?:on|in|during)\s+the\s+(?:very\s+)?first\s+(?:forward|backward)(?:\s+pass)?\b|"
         r"\bat\s+the\s+(?:very\s+)?(?:start|beginning)\s+of\s+(?:the\s+)?training\b|\bon\s+the\s+(?:very\s+)?first\s+batch\b|"
         r"第一个\s*(?:step|batch|iteration|迭代)|刚(?:开始|启动)(?:训练)?就|(?:训练)?一(?:启动|跑|运行|执行)就|还没(?:开始)?(?:训练|跑)就|"
         # "在训练开始前就报错OOM", "before training even starts"
