@@ -73,6 +73,9 @@ def facts(text: str) -> dict[str, object]:
         ("程序退出后显存还有2G没释放", "other_process_bytes", 2 * 2**30),
         ("12 GB is already used by another job", "other_process_bytes", 12 * 2**30),
         ("another user's job is using 10GB on the same GPU", "other_process_bytes", 10 * 2**30),
+        # a trainer's config class names the trainer
+        ("SFTConfig 里开了 activation_offloading=True", "trainer_type", "sft"),
+        ("args = GRPOConfig(num_generations=8)", "trainer_type", "grpo"),
         ("someone else's process occupies 8GB of the card", "other_process_bytes", 8 * 2**30),
         # resuming
         ("it only OOMs when I resume from the last checkpoint", "resume_from_checkpoint", True),

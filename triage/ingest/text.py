@@ -422,6 +422,13 @@ _TRAINERS = {
     "dpotrainer": "dpo",
     "grpotrainer": "grpo",
     "ppotrainer": "ppo",
+    # a trainer's config class names its trainer: "SFTConfig(activation_offloading=True)"
+    "sftconfig": "sft",
+    "dpoconfig": "dpo",
+    "grpoconfig": "grpo",
+    "ppoconfig": "ppo",
+    "ktoconfig": "kto",
+    "orpoconfig": "orpo",
     "奖励模型": "reward",
 }
 
@@ -716,7 +723,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _unless_negated(_optimizer),
     ),
     (
-        r"(?-i:(?<![\w-])(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer)\b(?![.-]\w))"
+        r"(?-i:(?<![\w-])(?:DPO|SFT|PPO|KTO|ORPO|GRPO|SFTTrainer|DPOTrainer|GRPOTrainer|PPOTrainer|"
+        r"SFTConfig|DPOConfig|GRPOConfig|PPOConfig|KTOConfig|ORPOConfig)\b(?![.-]\w))"
         r"|(?-i:(?<![\w/.-])(?:dpo|ppo|grpo|kto|orpo)(?![\w./-]))"
         r"|\breward model(?:ing)?\b|\breward\s*(?:训练|模型)|奖励模型",
         _trainer,
