@@ -164,3 +164,16 @@ def test_a_worked_example_left_out_by_name_does_not_judge_its_own_words() -> Non
     index = Index(records, [Example("multi_model", text, "case:dpo-reference-model-copy/x")])
     assert max(index.shares(text).items(), key=lambda kv: kv[1])[0] == "multi_model"
     assert "multi_model" not in index.shares(text, exclude=["case:dpo-reference-model-copy/x"])
+
+
+def test_words_that_only_say_a_change_worked_do_not_vote(kb) -> None:
+    """In "把 batch size 从 8 改成 2 就好了" the change is the evidence (batch size), not the words for "it
+    worked", which the version examples alone had taught the model (it put 95 % on version bugs)."""
+    from triage import api
+    from triage.corpus import load_corpus
+
+    index = api.solved_reports_index(kb, [r for r in load_corpus() if r.scope == "in"])
+    assert index.shares("就好了，解决了") == {}
+    session = api.build_session(kb, symptoms=["把batch size从8改成2就好了"], lang="zh")
+    top = next(rc for rc in api.analyse(kb, session, index=index).diagnosis.causes if not rc.scored.excluded)
+    assert top.scored.cause.category.value == "batch_size"

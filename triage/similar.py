@@ -49,6 +49,9 @@ _STOP = frozenset(
         "will would should could there their then than also just like one some more very here",
         "cuda memory gpu gib mib total capacity allocated reserved free tried allocate pytorch torch",
         "file line self return call python lib site-packages packages py module modules",
+        # that a change worked ("改成 2 就好了", "解决了"), which says nothing about which change: the reader takes the
+        # change itself; as words they had taught the model only the version examples that say it
+        "好了 就好 以了 解决 决了 成功",
     )
     for word in line.split()
 )
