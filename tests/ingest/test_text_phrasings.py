@@ -73,6 +73,11 @@ def facts(text: str) -> dict[str, object]:
         ("程序退出后显存还有2G没释放", "other_process_bytes", 2 * 2**30),
         ("12 GB is already used by another job", "other_process_bytes", 12 * 2**30),
         ("another user's job is using 10GB on the same GPU", "other_process_bytes", 10 * 2**30),
+        # a setting not turned off is on; the allocator's spare memory and host RAM in prose
+        ("训练时没关use_cache，显存占用很高", "use_cache", True),
+        ("I forgot to disable packing", "packing", True),
+        ("reserved but unallocated memory is 6 GiB", "torch_reserved_unallocated_bytes", 6 * 2**30),
+        ("system RAM fills up to 64GB and the kernel kills it", "error_kind", "host_oom"),
         # a trainer's config class names the trainer
         ("SFTConfig 里开了 activation_offloading=True", "trainer_type", "sft"),
         ("args = GRPOConfig(num_generations=8)", "trainer_type", "grpo"),
@@ -182,6 +187,11 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("when it runs the tokenizer", "phase"),  # no phase of the run said
         ("the first forward pass of generation is slow", "trained_before_oom"),
         ("another user's job finished", "other_process_bytes"),
+        (
+            "If reserved but unallocated memory is large try setting expandable_segments",
+            "torch_reserved_unallocated_bytes",
+        ),
+        ("the GPU memory fills up", "error_kind"),
         ("显存没有增加", "memory_growth"),
         ("VRAM usage increased a lot after the upgrade", "memory_growth"),  # higher than before is not growth over time
         ("memory usage is not growing", "memory_growth"),

@@ -1010,11 +1010,25 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:with|using|via|uses|use|used|enable|enabled|to)\s+(?:pytorch\s+|torch\s+|the\s+)?fsdp\b(?!\s*(?:is|was)\b)",
         _unless_negated(_simple("distributed", "fsdp")),
     ),
-    # host RAM said in words: "CPU OOM", "not GPU memory, but regular system memory", "out of my 64G ram"
+    # host RAM said in words: "CPU OOM", "not GPU memory, but regular system memory", "out of my 64G ram", "system RAM
+    # fills up to 64GB", "the kernel kills it"
     (
         r"\b(?:cpu|host|system)\s+(?:oom|out\s+of\s+memory)\b|\bnot\s+(?:the\s+)?gpu\s+memory\b|"
+        r"\b(?:system|host|cpu)\s+(?:ram|memory)\s+(?:fills?\s+up|filled\s+up|is\s+full|maxes\s+out|maxed\s+out)\b|"
+        r"\b(?:the\s+)?(?:linux\s+)?(?:kernel|oom[- ]?killer)\s+(?:kills?|killed|terminat(?:es|ed))\b|"
         r"\b(?:cpu|host|system)\s+ram\s+(?:keeps?|kept)\b|\bout\s+of\s+(?:my\s+|the\s+)?(?:\d+\s*G[B]?\s+)?(?:cpu\s+|host\s+|system\s+)?ram\b",
         _simple("error_kind", "host_oom"),
+    ),
+    # the allocator's spare memory said in prose, not in the OOM message: "reserved but unallocated memory is 6 GiB"
+    (
+        r"\breserved[- ]but[- ]unallocated\s+(?:memory\s+)?(?:is|was|of|=|:)\s*(?:about\s+|around\s+|~)?"
+        r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>[gm])i?b\b",
+        lambda m: [
+            (
+                "torch_reserved_unallocated_bytes",
+                int(_num(m.group("n")) * (GiB if m.group("u").lower() == "g" else 2**20)),
+            )
+        ],
     ),
     # every process on one card: "the weights still land on rank 0", "所有进程都在0卡上"
     (
@@ -1279,6 +1293,14 @@ _INEFFECTIVE = re.compile(
 )
 
 
+#: A setting not turned off, right before it: two negations that leave it on.
+_NOT_TURNED_OFF = re.compile(
+    r"(?:没有?|未|忘了?|忘记)\s*(?:关|关闭|关掉|禁用)\s*(?:掉|了)?\s*$|"
+    r"\b(?:didn'?t|did\s+not|never|forgot\s+to|forget\s+to)\s+(?:turn\s+off|disable|switch\s+off)\s+(?:the\s+)?$",
+    _I,
+)
+
+
 def _toggle_state(line: str, start: int, end: int) -> bool | str | None:
     """On (True), off (False), "inactive" (set but without effect) or unsaid (None) for line[start:end]."""
     before = line[max(0, start - 24) : start]
@@ -1291,6 +1313,8 @@ def _toggle_state(line: str, start: int, end: int) -> bool | str | None:
         return True
     if re.match(r"\s*[:=]\s*(?:false|0)\b", after, _I):
         return False
+    if _NOT_TURNED_OFF.search(before):
+        return True  # "训练时没关use_cache", "I forgot to disable packing": left on
     if NEGATE.search(before) or re.match(
         r"\s*(?:is|was)?\s*(?:not|off|disabled|false)\b|\s*(?:没|未|关|不)", after, _I
     ):
