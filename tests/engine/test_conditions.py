@@ -76,12 +76,19 @@ def test_describe():
     assert describe(AllOf(all=[GC_OFF, LONG])) == "gradient_checkpointing = false and max_length ≥ 1024"
 
 
+def test_describe_says_lists_and_byte_counts_as_people_write_them():
+    assert describe(Leaf(fact="phase", op="in", value=["loading", "saving"])) == "phase is one of loading, saving"
+    assert describe(Leaf(fact="host_ram_bytes", op="le", value=64 * 2**30)) == "host_ram_bytes ≤ 64 GiB"
+    assert describe(Leaf(fact="other_process_bytes", op="ge", value=512 * 2**20)) == "other_process_bytes ≥ 512 MiB"
+    assert describe(Leaf(fact="max_length", op="ge", value=4096)) == "max_length ≥ 4096"
+
+
 def test_describe_negated_says_what_holds_when_the_test_is_false():
     assert describe_negated(LONG) == "max_length < 1024"
     assert describe_negated(GC_OFF) == "gradient_checkpointing = true"
     assert describe_negated(Leaf(fact="offload", op="ne", value=True)) == "offload = true"
     assert describe_negated(Leaf(fact="phase", op="in", value=["forward", "backward"])) == (
-        "phase not in ['forward', 'backward']"
+        "phase is none of forward, backward"
     )
     assert describe_negated(NotOf(**{"not": LONG})) == "max_length ≥ 1024"
     assert describe_negated(AllOf(all=[GC_OFF, LONG])) == "not (gradient_checkpointing = false and max_length ≥ 1024)"

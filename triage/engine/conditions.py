@@ -105,20 +105,29 @@ def evaluate(cond: Condition, facts: FactSet) -> Tri:
 
 
 def describe(cond: Condition) -> str:
-    """A compact human form: ``gradient_checkpointing = false``."""
+    """A compact human form: ``gradient_checkpointing = false``, ``phase is one of loading, saving``,
+    ``host_ram_bytes ≤ 64 GiB``."""
     if isinstance(cond, Leaf):
-        symbol = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥", "not_in": "not in"}.get(
-            cond.op, cond.op
-        )
-        value = cond.value
-        if isinstance(value, bool):
-            value = str(value).lower()
-        return f"{cond.fact} {symbol} {value}"
+        if cond.op in ("in", "not_in") and isinstance(cond.value, list):
+            which = "one" if cond.op == "in" else "none"
+            return f"{cond.fact} is {which} of {', '.join(_shown(cond.fact, v) for v in cond.value)}"
+        symbol = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}.get(cond.op, cond.op)
+        return f"{cond.fact} {symbol} {_shown(cond.fact, cond.value)}"
     if isinstance(cond, AllOf):
         return " and ".join(_group(c) for c in cond.all)
     if isinstance(cond, AnyOf):
         return " or ".join(_group(c) for c in cond.any)
     return f"not {_group(cond.not_)}"
+
+
+def _shown(fact: str, value: object) -> str:
+    """A value as people write it: booleans in lower case, a byte count of a ``*_bytes`` fact in GiB or MiB."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if fact.endswith("_bytes") and isinstance(value, int) and value >= 2**20:
+        gib = value / 2**30
+        return f"{gib:g} GiB" if gib >= 1 else f"{value / 2**20:g} MiB"
+    return str(value)
 
 
 #: Each comparison and its opposite, for :func:`describe_negated`.
