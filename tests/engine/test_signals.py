@@ -63,3 +63,19 @@ def test_unspaced_only_joins_chinese_to_latin_and_leaves_english_alone() -> None
     assert unspaced("保存 checkpoint 的时候 OOM 了") == "保存checkpoint的时候OOM了"
     assert unspaced("OOM when loading the 7B model on 2 GPUs") == "OOM when loading the 7B model on 2 GPUs"
     assert unspaced("显存 24 G\n第 2 步") == "显存24 G\n第2步"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("显存也一直在涨", "显存也一直在涨"), ("训练到一半显存也一直在涨，很奇怪", "显存也一直在涨")],
+)
+def test_a_chinese_keyword_is_read_through_particles_between_its_words(text: str, said: str) -> None:
+    signal = Signal(type="keyword", lang="zh", patterns=["显存一直涨"], weight=1.0, label="显存一直涨")
+    found = match_all([signal], text)
+    assert [m.excerpt for m in found] == [said]  # the user's own words, particles and all
+
+
+@pytest.mark.parametrize("text", ["显存没有一直涨", "显存一直很稳定"])
+def test_particles_never_hide_a_negation_or_other_words(text: str) -> None:
+    signal = Signal(type="keyword", lang="zh", patterns=["显存一直涨"], weight=1.0, label="显存一直涨")
+    assert match_all([signal], text) == []

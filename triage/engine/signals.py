@@ -110,6 +110,34 @@ def match_all(signals: list[Signal], text: str, anchors: Anchors | None = None) 
         m = match_signal(s, text, lowered, anchors)
         if m is None and tight_lowered:
             m = match_signal(s, tight, tight_lowered, anchors)
+        if m is None and s.type == "keyword":
+            m = _match_without_particles(s, tight.lower())
         if m is not None:
             found.append(m)
     return found
+
+
+#: Chinese particles and adverbs that sit between the words of a phrase without changing it: "显存也一直在涨" says
+#: "显存一直涨", "padding到了max_length" says "padding到max_length". Negations (不, 没) are never among them.
+_PARTICLES = re.compile(r"[了都也还的在就着]")
+
+
+def _match_without_particles(signal: Signal, lowered: str) -> Match | None:
+    """A Chinese keyword found once both it and the text are read without :data:`_PARTICLES`; the excerpt is the
+    user's own words, particles and all."""
+    if not _PARTICLES.search(lowered):
+        return None
+    bare, where = _bare(lowered)
+    for pattern in signal.patterns:
+        want = _PARTICLES.sub("", pattern.lower())
+        at = bare.find(want) if len(want) >= 3 else -1
+        if at >= 0:
+            return Match(signal, _excerpt(lowered, where[at], where[at + len(want) - 1] + 1))
+    return None
+
+
+@lru_cache(maxsize=4)
+def _bare(lowered: str) -> tuple[str, tuple[int, ...]]:
+    """``lowered`` without :data:`_PARTICLES`, and where each character kept stands in it."""
+    where = tuple(i for i, ch in enumerate(lowered) if not _PARTICLES.match(ch))
+    return "".join(lowered[i] for i in where), where
