@@ -31,6 +31,8 @@ FILL: dict[str, dict[tuple[Any, ...], Any]] = {
         ("explanation", "known_problems", "en"): "A big batch looks the same.",
         ("explanation", "known_problems", "zh"): "batch 太大时看起来也一样。",
         ("when", 0, "test"): {"fact": "flag", "op": "eq", "value": True},
+        ("when", 0, "label", "en"): "the flag is on",
+        ("when", 0, "label", "zh"): "开关是打开的",
         ("signals", 0, "patterns"): [r"\bflag\s*=\s*true\b"],
         ("signals", 0, "label"): "the text says the flag is on",
         ("signals", 1, "patterns"): ["开关打开", "开了开关"],

@@ -37,6 +37,8 @@ KB024     a version quoted in a myth's correction or a remedy's text (or a remed
 KB025     a regular expression that can take exponential time (a nested quantifier or an
           ambiguous alternation under a repeat): one short input could hang every
           diagnosis
+KB027     a cause's ``when`` test without a label in English and Chinese: explanations
+          would show its raw form (``phase is one of loading, saving``) instead of words
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
@@ -107,6 +109,7 @@ CODES: dict[str, str] = {
     "KB024": "quoted version contradicts a linked cause's affects range",
     "KB025": "regex can take exponential time (catastrophic backtracking)",
     "KB026": "a key written twice in one mapping (YAML keeps only the last)",
+    "KB027": "a when test without an English and Chinese label",
 }
 
 #: House style for titles (KB013).
@@ -283,6 +286,16 @@ class _Checker:
                 "add cases with expect: fire (or rank) to the cases file, or set status: experimental",
             )
         self.evidence(key, ("when",), cause.when)
+        for i, ev in enumerate(cause.when):
+            if ev.label is None:
+                self.add(
+                    key,
+                    ("when", i),
+                    "KB027",
+                    "a when test without a label in English and Chinese",
+                    "add label: {en: <what it means for the run>, zh: <the same in Chinese>}; explanations show "
+                    "the label beside the weight it adds",
+                )
         tested = {leaf.fact for ev in cause.when for leaf in leaves(ev.test)}
         tested |= {a.package.lower().replace("-", "_") + "_version" for a in cause.affects}
         for i, sig in enumerate(cause.signals):

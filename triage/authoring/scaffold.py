@@ -61,6 +61,8 @@ when:
   - test: {{fact: TODO_fact_name, op: eq, value: "TODO: value"}}
     if_true: 1.5
     if_false: -1.0
+    # what the explanation shows beside the weight, in both languages ("gradient checkpointing is off")
+    label: {{en: "TODO: what the condition says about the run", zh: "TODO: 条件对这次训练说明了什么"}}
 # Version bugs add: affects: [{{package: transformers, specifier: ">=4.38.0,<4.39.0", fixed_in: 4.39.0}}]
 # Text matchers over what users write or paste, in English AND Chinese (regexes are case-insensitive).
 # Generic text such as "CUDA out of memory" alone must not push a cause (weight <= 0.3 if at all).
