@@ -79,3 +79,8 @@ def test_a_chinese_keyword_is_read_through_particles_between_its_words(text: str
 def test_particles_never_hide_a_negation_or_other_words(text: str) -> None:
     signal = Signal(type="keyword", lang="zh", patterns=["显存一直涨"], weight=1.0, label="显存一直涨")
     assert match_all([signal], text) == []
+
+
+def test_a_character_that_lowers_to_two_does_not_shift_the_excerpt() -> None:
+    signal = Signal(type="keyword", lang="zh", patterns=["显存一直涨"], weight=1.0, label="显存一直涨")
+    assert [m.excerpt for m in match_all([signal], "İİ 显存也一直在涨")] == ["显存也一直在涨"]

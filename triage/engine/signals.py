@@ -111,7 +111,7 @@ def match_all(signals: list[Signal], text: str, anchors: Anchors | None = None) 
         if m is None and tight_lowered:
             m = match_signal(s, tight, tight_lowered, anchors)
         if m is None and s.type == "keyword":
-            m = _match_without_particles(s, tight.lower())
+            m = _match_without_particles(s, tight)
         if m is not None:
             found.append(m)
     return found
@@ -120,24 +120,26 @@ def match_all(signals: list[Signal], text: str, anchors: Anchors | None = None) 
 #: Chinese particles and adverbs that sit between the words of a phrase without changing it: "显存也一直在涨" says
 #: "显存一直涨", "padding到了max_length" says "padding到max_length". Negations (不, 没) are never among them.
 _PARTICLES = re.compile(r"[了都也还的在就着]")
+_CHINESE = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _match_without_particles(signal: Signal, lowered: str) -> Match | None:
-    """A Chinese keyword found once both it and the text are read without :data:`_PARTICLES`; the excerpt is the
-    user's own words, particles and all."""
-    if not _PARTICLES.search(lowered):
+def _match_without_particles(signal: Signal, text: str) -> Match | None:
+    """A Chinese keyword found once both it and ``text`` are read without :data:`_PARTICLES`; the excerpt is the
+    user's own words, particles and all. Only keywords with Chinese in them: English ones never span particles."""
+    if not _PARTICLES.search(text):
         return None
-    bare, where = _bare(lowered)
+    bare, where = _bare(text)
     for pattern in signal.patterns:
         want = _PARTICLES.sub("", pattern.lower())
-        at = bare.find(want) if len(want) >= 3 else -1
+        at = bare.find(want) if len(want) >= 3 and _CHINESE.search(want) else -1
         if at >= 0:
-            return Match(signal, _excerpt(lowered, where[at], where[at + len(want) - 1] + 1))
+            return Match(signal, _excerpt(text, where[at], where[at + len(want) - 1] + 1))
     return None
 
 
 @lru_cache(maxsize=4)
-def _bare(lowered: str) -> tuple[str, tuple[int, ...]]:
-    """``lowered`` without :data:`_PARTICLES`, and where each character kept stands in it."""
-    where = tuple(i for i, ch in enumerate(lowered) if not _PARTICLES.match(ch))
-    return "".join(lowered[i] for i in where), where
+def _bare(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` lowered without :data:`_PARTICLES`, and where each character kept stands in ``text``."""
+    where = tuple(i for i, ch in enumerate(text) if not _PARTICLES.match(ch))
+    # one character for one: "İ".lower() is two, which would shift every position after it
+    return "".join(low if len(low := text[i].lower()) == 1 else text[i] for i in where), where
