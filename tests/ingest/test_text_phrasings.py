@@ -78,6 +78,9 @@ def facts(text: str) -> dict[str, object]:
         ("I forgot to disable packing", "packing", True),
         ("reserved but unallocated memory is 6 GiB", "torch_reserved_unallocated_bytes", 6 * 2**30),
         ("system RAM fills up to 64GB and the kernel kills it", "error_kind", "host_oom"),
+        # a value that works, then the one that fails, said with 就爆
+        ("bs=1能跑，bs=4就爆", "batch_size", 4),
+        ("bs=1能跑，bs=4就爆", "resolved_by", "batch_size"),
         # a trainer's config class names the trainer
         ("SFTConfig 里开了 activation_offloading=True", "trainer_type", "sft"),
         ("args = GRPOConfig(num_generations=8)", "trainer_type", "grpo"),

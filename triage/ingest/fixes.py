@@ -130,7 +130,8 @@ WORKED_MODEL = re.compile(
 
 #: The rest of a clause saying the run failed: "换成 DPO 就爆显存了", "switching to zero3 still OOMs".
 FAILED = re.compile(
-    r"爆显存|显存(?:不足|不够|溢出|爆)|爆了|报错|溢出|\boom|out\s+of\s+memory|\b(?:still\s+)?(?:fails?|crash(?:es|ed)?|dies)\b",
+    r"爆显存|显存(?:不足|不够|溢出|爆)|爆了|(?:就|会|又|直接)爆|报错|溢出|\boom|out\s+of\s+memory|"
+    r"\b(?:still\s+)?(?:fails?|crash(?:es|ed)?|dies)\b",
     _I,
 )
 
