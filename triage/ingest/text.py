@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from triage.hardware.gpus import GiB, mentions, names_pattern
+from triage.hardware.gpus import GiB, MiB, mentions, names_pattern
 from triage.ingest.clauses import AFFIRM, NEGATE, hypothetical, negated
 from triage.ingest.config import PER_DEVICE_BATCH_KEYS, RULES
 from triage.ingest.fixes import (
@@ -1026,7 +1026,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: [
             (
                 "torch_reserved_unallocated_bytes",
-                int(_num(m.group("n")) * (GiB if m.group("u").lower() == "g" else 2**20)),
+                int(_num(m.group("n")) * (GiB if m.group("u").lower() == "g" else MiB)),
             )
         ],
     ),
