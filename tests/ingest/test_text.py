@@ -287,10 +287,13 @@ def test_fsdp_said_as_what_the_run_uses():
         "accelerate + FSDP 全参微调 OOM",
         "distributed_type: FSDP",
         "We moved from DDP to FSDP and now it OOMs",
+        "All FSDP jobs start to have OOM",
+        "my FSDP2 runs OOM at step 10",
     ):
         assert facts(said).get("distributed") == "fsdp", said
     assert facts("We use DDP and it OOMs").get("distributed") == "ddp"
     assert "distributed" not in facts("没用 FSDP，单卡训练")
+    assert "distributed" not in facts("Does FSDP support LoRA?")
 
 
 def test_a_quantization_flag_set_off_is_not_quantization():

@@ -56,6 +56,10 @@ def facts(text: str) -> dict[str, object]:
         ("显存在每次评估后都上升", "memory_growth", "growing"),
         ("显存缓慢上涨", "memory_growth", "growing"),
         ("推理时显存不断叠加", "memory_growth", "growing"),
+        # a leak said as what happens
+        ("Memory leak during training", "memory_growth", "growing"),
+        ("训练过程中存在内存泄漏", "memory_growth", "growing"),
+        ("there seems to be some GPU memory leak", "memory_growth", "growing"),
         # it trained first
         ("训练了没几步就爆显存", "trained_before_oom", True),
         ("it dies after a couple of epochs", "trained_before_oom", True),
@@ -187,6 +191,12 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("I generated the dataset yesterday", "phase"),
         ("I save the model after training", "phase"),
         ("memory is flat at 20 GB", "memory_growth"),
+        # a leak guessed at, not seen
+        ("Maybe some library causes memory leak", "memory_growth"),
+        ("I wonder if there might be some sort of memory leak", "memory_growth"),
+        ("Does lora cause a memory leak in transformers?", "memory_growth"),
+        ("是否有显存泄露", "memory_growth"),
+        ("疑似显存泄露的问题", "memory_growth"),
         ("when it runs the tokenizer", "phase"),  # no phase of the run said
         ("the first forward pass of generation is slow", "trained_before_oom"),
         ("another user's job finished", "other_process_bytes"),

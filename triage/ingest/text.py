@@ -459,6 +459,27 @@ _SETTINGS = frozenset(
 )  # fmt: skip
 
 
+#: A guess, in the clause before what it names: "maybe some library causes ...", "I wonder if there might be ...",
+#: "does LoRA cause ...?", "是否有", "是不是", "疑似", "可能是", "怀疑". ("There seems to be a leak" is said as seen.)
+_GUESSED = re.compile(
+    r"\b(?:maybe|perhaps|possibly|might|wonder(?:ing)?|suspect(?:s|ed|ing)?|is\s+there|are\s+there|"
+    r"(?:does|did|do|could|can)\s+(?:the\s+|a\s+|an\s+|my\s+|this\s+|it\s+)?[\w.-]+\s+(?:cause|causes|caused|have|has|create|lead))\b|"
+    r"是否|是不是|疑似|可能是|可能有|怀疑|有没有",
+    _I,
+)
+
+
+def _unless_guessed(extract: Extract) -> Extract:
+    """An extractor that yields nothing when its match is only guessed at in its own clause."""
+
+    def guarded(m: re.Match[str]) -> list[tuple[str, object]]:
+        head = m.string[max(0, m.start() - 80) : m.start()]
+        cut = max(head.rfind(c) for c in ".!?;。！？；,，\n")
+        return [] if _GUESSED.search(head[cut + 1 :]) else extract(m)
+
+    return guarded
+
+
 def _unless_negated(extract: Extract) -> Extract:
     """An extractor that yields nothing when its match is denied."""
 
@@ -835,7 +856,6 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:每次|每轮|随着)(?:对话|提问|问答|推理|迭代|epoch)[^。，,.;；]{0,16}(?:增加|上涨|增长|变大|涨)|"
         r"\bmemory\s+(?:usage\s+)?(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|going up|rising)|"
         r"\b(?:memory|vram)\s+(?:usage\s+)?(?:grows|increases|climbs|creeps up)\b|"
-        r"\bmemory\s+leak(?:age|ing|s)?\b|内存泄[露漏]|显存泄[露漏]|"
         # a chat that fails only after some turns: "CUDA out of memory after few messages in the chat" (TavernAI#15)
         r"\bafter\s+(?:a\s+)?(?:few|several|some|a\s+couple\s+of|\d+)\s+(?:chat\s+)?(?:messages|prompts|turns|replies|responses|rounds)\b|"
         # what an evaluation loop keeps: "the logits ... are accumulated", "会累积preds造成OOM" (transformers#12878, LlamaFactory#1595)
@@ -851,6 +871,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:每个?|每一)\s*(?:step|步|iteration|iter|batch|epoch|轮)[^，。,；;]{0,8}?(?:显存|内存)[^，。,；;]{0,4}?(?:都|会|也)?\s*(?:在)?\s*(?:增长|增加|上涨|变大|涨)",
         _simple("memory_growth", "growing"),
     ),
+    # a memory leak named as what happens ("Memory leak during training", "训练过程中存在内存泄漏"); a guess at one is
+    # not growth seen ("Maybe some library causes memory leak", "是否有显存泄露", "疑似显存泄露": development reports
+    # whose threads were resolved as padding or a model too big)
+    (r"\bmemory\s+leak(?:age|ing|s)?\b|内存泄[露漏]|显存泄[露漏]", _unless_guessed(_simple("memory_growth", "growing"))),
     # host RAM, said in words: "内存" (not 显存) or RAM running out, a process killed
     (
         r"(?<!gpu)(?<!gpu )(?<!显卡)(?<!显卡的)内存[^，。,；;显]{0,12}?(?:爆掉|撑爆|被?吃满|耗尽)|"
@@ -1003,9 +1027,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bis_gradient_checkpointing\b\)?\s*(?:->|=>|==|:|=|是|为|returns?|prints?|gives?|shows?|is)\s*[`'\"]?false\b",
         lambda m: [("gradient_checkpointing", True), ("gc_active", False)],
     ),
-    # FSDP said as what the run uses: "用 FSDP 训练", "accelerate + FSDP 全参", "distributed_type: FSDP", "moved from DDP to FSDP"
+    # FSDP said as what the run uses: "用 FSDP 训练", "accelerate + FSDP 全参", "distributed_type: FSDP", "moved from DDP to FSDP",
+    # "All FSDP jobs start to have OOM" (Megatron-Bridge#1856)
     (
         r"(?:用|使用|采用|基于|开启了?|开了)\s*(?:pytorch\s*|torch\s*)?fsdp\b|\+\s*fsdp\b|\bfsdp\s*\+|"
+        r"\bfsdp2?\s+(?:jobs?|runs?|training\s+(?:jobs?|runs?)|experiments?|workloads?)\b|"
         r"\bfsdp\s*(?:训练|微调|全参|全量|多卡)|\bdistributed_type\s*[:=]\s*['\"]?fsdp\b|^\s*fsdp_config\s*:|"
         r"\b(?:with|using|via|uses|use|used|enable|enabled|to)\s+(?:pytorch\s+|torch\s+|the\s+)?fsdp\b(?!\s*(?:is|was)\b)",
         _unless_negated(_simple("distributed", "fsdp")),
