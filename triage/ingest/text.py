@@ -874,7 +874,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # a memory leak named as what happens ("Memory leak during training", "训练过程中存在内存泄漏"); a guess at one is
     # not growth seen ("Maybe some library causes memory leak", "是否有显存泄露", "疑似显存泄露": development reports
     # whose threads were resolved as padding or a model too big)
-    (r"\bmemory\s+leak(?:age|ing|s)?\b|内存泄[露漏]|显存泄[露漏]", _unless_guessed(_simple("memory_growth", "growing"))),
+    (
+        r"\bmemory\s+leak(?:age|ing|s)?\b|内存泄[露漏]|显存泄[露漏]",
+        _unless_guessed(_simple("memory_growth", "growing")),
+    ),
     # host RAM, said in words: "内存" (not 显存) or RAM running out, a process killed
     (
         r"(?<!gpu)(?<!gpu )(?<!显卡)(?<!显卡的)内存[^，。,；;显]{0,12}?(?:爆掉|撑爆|被?吃满|耗尽)|"
