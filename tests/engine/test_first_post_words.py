@@ -299,6 +299,29 @@ def test_a_batch_change_that_did_not_help_counts_against_the_batch(kb, said: str
     assert any(i.kind == "signal" and i.weight < 0 for i in ranked.scored.items)
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Falcon 7B LoRA fails on a 16GB GPU with CUDA OOM. I tried reducing the batch size and micro_batch size, "
+        "however I still see the issue",
+        "Qwen2-7B LoRA 微调，调小batch_size还是爆显存",
+    ],
+)
+def test_a_lowered_batch_that_did_not_help_counts_once_against_the_batch(kb, said: str) -> None:
+    """The reader takes the change that failed as a fact; the knowledge base's words for it then say nothing more."""
+    session = api.build_session(kb, symptoms=[said])
+    assert session.facts.value("tried_without_effect") == "batch_size"
+    causes = {rc.id: rc for rc in api.analyse(kb, session).diagnosis.causes}
+    items = causes["micro-batch-too-large"].scored.items
+    against = [
+        i
+        for i in items
+        if i.weight < 0 and i.kind in ("fact", "signal") and "tried_without_effect" in (*i.facts, i.restates)
+    ]
+    assert [i.weight for i in against] == [-1.5]
+    assert next(iter(causes)) != "micro-batch-too-large"
+
+
 def test_what_fixed_it_counts_most_for_the_cause_it_undoes(kb) -> None:
     """Turning checkpointing on undoes "checkpointing is off"; for a too-large batch it is only a way around."""
     said = "OOM while training llama-7b; setting gradient_checkpointing=True solved it"

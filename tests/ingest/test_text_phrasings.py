@@ -82,6 +82,17 @@ def facts(text: str) -> dict[str, object]:
         ("I forgot to disable packing", "packing", True),
         ("reserved but unallocated memory is 6 GiB", "torch_reserved_unallocated_bytes", 6 * 2**30),
         ("system RAM fills up to 64GB and the kernel kills it", "error_kind", "host_oom"),
+        # a setting lowered while the run still failed: the change did not help
+        (
+            "I tried reducing the batch size and micro_batch size however I still see the issue",
+            "tried_without_effect",
+            "batch_size",
+        ),
+        ("reducing the batch size didn't help", "tried_without_effect", "batch_size"),
+        ("even after lowering the max_seq_length it OOMs", "tried_without_effect", "max_length"),
+        ("调小batch_size还是爆显存", "tried_without_effect", "batch_size"),
+        ("max_length 从4096降到2048还是爆显存", "tried_without_effect", "max_length"),
+        ("尝试调小batch size", "tried_without_effect", "batch_size"),
         # a value that works, then the one that fails, said with 就爆
         ("bs=1能跑，bs=4就爆", "batch_size", 4),
         ("bs=1能跑，bs=4就爆", "resolved_by", "batch_size"),
@@ -191,6 +202,11 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("I generated the dataset yesterday", "phase"),
         ("I save the model after training", "phase"),
         ("memory is flat at 20 GB", "memory_growth"),
+        # a lowered setting that made the run work is a fix, not a change that failed
+        ("Reducing the batch size fixed it", "tried_without_effect"),
+        ("I reduced the batch size to 2 and it works", "tried_without_effect"),
+        ("调小batch_size就可以了", "tried_without_effect"),
+        ("should I reduce the batch size?", "tried_without_effect"),
         # a leak guessed at, not seen
         ("Maybe some library causes memory leak", "memory_growth"),
         ("I wonder if there might be some sort of memory leak", "memory_growth"),

@@ -226,7 +226,7 @@ class Scorer:
         )
         f_items, vetoed, unknown = fact_items(cause, facts, derived_weight)
         text = [i for i in self.text_items[cause.id] if i.restates is None or facts.value(i.restates) is None]
-        items = (prior, *f_items, *text, *self._resolved(cause, facts))
+        items = (prior, *f_items, *text, *self._resolved(cause, facts), *self._tried(cause, facts))
         score = sum(i.weight for i in items)
         return Scored(cause, score, items, vetoed, frozenset(unknown))
 
@@ -245,6 +245,22 @@ class Scorer:
         # replicated weights, and also weights too big for any one card)
         weight = RESOLVED_WEIGHT if set(hit) & self.first_fixes.get(cause.id, frozenset()) else RESOLVED_AROUND
         return (Item("fact", label, weight, "true", ("resolved_by",), label_zh=zh),)
+
+    def _tried(self, cause: Cause, facts: FactSet) -> tuple[Item, ...]:
+        """Evidence from what was lowered without helping: a change that undoes this cause did not make it fit."""
+        said = facts.value("tried_without_effect")
+        if not said:
+            return ()
+        lowered = {name.strip() for name in str(said).split(",") if name.strip()}
+        first = sorted(lowered & self.first_fixes.get(cause.id, frozenset()))
+        later = sorted(lowered & self.fixes.get(cause.id, frozenset()) - set(first))
+        hit = first or later
+        if not hit:
+            return ()
+        label = f"lowering {', '.join(hit)} did not make the run fit, and that is a remedy for this cause"
+        zh = f"调小 {', '.join(hit)} 后仍然放不下，而这正是这个原因的解决办法"
+        weight = TRIED_WEIGHT if first else TRIED_AROUND
+        return (Item("fact", label, weight, "true", ("tried_without_effect",), label_zh=zh),)
 
     def score(self, facts: FactSet, derived_weight: float = 1.0) -> list[Scored]:
         """Every cause, best first (excluded causes last)."""
@@ -271,6 +287,10 @@ class Scorer:
 RESOLVED_WEIGHT = 2.0
 #: ... and to a cause for which changing X is a later remedy, a way around it rather than its undoing.
 RESOLVED_AROUND = 1.0
+#: Log-odds that "lowering X did not help" takes from each cause whose first remedy changes X ...
+TRIED_WEIGHT = -1.5
+#: ... and from a cause for which changing X is a later remedy.
+TRIED_AROUND = -0.5
 
 
 def remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, frozenset[str]]:

@@ -155,6 +155,28 @@ _ASIDE = re.compile(r"^\s*[(（][^()（）]{0,40}[)）]")
 CLAUSE_REACH = 160
 
 
+#: Right after a change, that it did not help: "reduced the batch size but still OOM", "调小batch_size还是爆".
+_IN_VAIN_AFTER = re.compile(
+    r"[^.;!?。；！？\n]{0,60}?(?:\bstill\b|\bpersists?\b|\b(?:did(?:n'?t|\s+not)|does(?:n'?t|\s+not)|won'?t)\s+"
+    r"(?:help|work|solve|fix|change)|\bno\s+(?:luck|effect|difference|change|improvement)\b|\bwithout\s+(?:success|luck)\b|"
+    r"\bsame\s+(?:error|oom|issue|problem|result)\b|还是|依然|仍然|依旧|照样|也不行|都不行|没用|没有用|无效|没效果|没有效果|不管用|也会?爆)",
+    _I,
+)
+#: Right before a change, that it was tried while still failing: "I tried reducing", "even after lowering", "尝试调小".
+_TRIED_BEFORE = re.compile(
+    r"\b(?:tried|trying|attempted|even\s+after|even\s+when|despite)\s+(?:to\s+)?(?:\w+\s+){0,2}$|(?:尝试(?:了)?|试过|试了|即使|就算)\s*$",
+    _I,
+)
+
+
+def tried_in_vain(line: str, start: int, end: int) -> bool:
+    """Whether the change at ``line[start:end]`` was made and the run still failed ("tried reducing the batch size",
+    "调小 batch_size 还是爆"): a cause that this change undoes is then less likely."""
+    if _TRIED_BEFORE.search(line[max(0, start - 40) : start]):
+        return True
+    return _IN_VAIN_AFTER.match(line, end) is not None
+
+
 def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     """Whether the rest of the clause after ``line[:end]`` says this setting fixed it ("bs 2 it runs").
 

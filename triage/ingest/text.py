@@ -26,6 +26,7 @@ from triage.ingest.fixes import (
     TAKE_AWAY,
     describes_a_fix,
     tells_a_fix,
+    tried_in_vain,
 )
 from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
@@ -1610,6 +1611,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     out: dict[str, Found] = {}
     fixed: dict[str, object] = {}
     """Settings the text says made the run work ("bs 2 it runs"): evidence of the cause, not facts of the run."""
+    tried: dict[str, int] = {}
+    """Settings lowered while the run still failed ("tried reducing the batch size"), and the line that says so."""
     added: set[str] = set()
     """Of those, the ones said as adding the setting ("我增加load_in_8bit就可以正常跑")."""
     failing_stage: dict[object, tuple[int, str]] = {}
@@ -1816,11 +1819,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if name not in fixed and describes_a_fix(line, m.end(), m.start()):
                 fixed[name] = "lowered"
                 fix_line = fix_line or number
+            elif tried_in_vain(line, m.start(), m.end()):
+                tried.setdefault(name, number)  # "I tried reducing the batch size", "调小batch_size还是爆"
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
             if FAILED.search(line, m.end(), m.end() + 40):
                 put([(name, after)], number, m.group(0))  # "从4096降到2048还是爆显存": the latest run had the second
+                if after < before:
+                    tried.setdefault(name, number)  # lowering it did not help
             elif describes_a_fix(line, m.end(), m.start()):
                 put([(name, before)], number, m.group(0))  # the run that failed had the first value
                 fixed[name] = after
@@ -1949,6 +1956,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     if changed:
         out["resolved_by"] = Found(
             "resolved_by", ",".join(changed), fix_line or 1, None, "what the text says made the run work"
+        )
+    in_vain = sorted(name for name in tried if name not in fixed)
+    if in_vain:
+        out["tried_without_effect"] = Found(
+            "tried_without_effect",
+            ",".join(in_vain),
+            min(tried[name] for name in in_vain),
+            None,
+            "what the text says was lowered while the run still failed",
         )
     return list(out.values())
 
