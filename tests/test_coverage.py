@@ -22,7 +22,7 @@ from triage.api import build_session, facts_from_mapping, run
 from triage.authoring.stats import compute, coverage_shortfalls
 from triage.cli import main
 from triage.engine.conditions import leaves
-from triage.engine.scoring import evidence_of, version_fact
+from triage.engine.scoring import REMEDY_FACTS, evidence_of, version_fact
 from triage.facts import Source
 from triage.kb.loader import KnowledgeBase, load_checked
 from triage.kb.models import Category
@@ -179,12 +179,10 @@ def test_stats_reports_a_broken_coverage_file_in_one_line(kb: KnowledgeBase, tmp
 def test_restating_signals_restate_a_fact_their_cause_tests(kb: KnowledgeBase) -> None:
     """A signal that stands in for a fact is dropped once the fact is known, so the cause must test that fact."""
     restating = 0
-    changes = {rid: set(r.changes) for rid, r in kb.remedies.items()}
     for cause in kb.causes.values():
         tested = {leaf.fact for ev in evidence_of(cause) for leaf in leaves(ev.test)}
-        # what was lowered without helping counts for every cause with a remedy that changes it (engine/scoring.py)
-        if any("batch_size" in changes.get(rid, ()) or "max_length" in changes.get(rid, ()) for rid in cause.remedies):
-            tested.add("tried_without_effect")
+        if cause.remedies:
+            tested |= REMEDY_FACTS  # weighed against the cause's remedies by the engine itself
         for signal in cause.signals:
             if signal.restates is not None:
                 restating += 1

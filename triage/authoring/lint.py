@@ -60,6 +60,7 @@ from packaging.version import InvalidVersion, Version
 from triage.authoring.exceptions import apply_exceptions, load_exceptions
 from triage.authoring.headers import COMMENT_RE, expected_header
 from triage.authoring.version_claims import affected, parse_version, statements
+from triage.engine.scoring import REMEDY_FACTS
 from triage.facts import FactError, coerce
 from triage.kb.loader import KnowledgeBase, load_knowledge
 from triage.kb.models import (
@@ -298,6 +299,8 @@ class _Checker:
                 )
         tested = {leaf.fact for ev in cause.when for leaf in leaves(ev.test)}
         tested |= {a.package.lower().replace("-", "_") + "_version" for a in cause.affects}
+        if cause.remedies:
+            tested |= REMEDY_FACTS
         for i, sig in enumerate(cause.signals):
             if sig.restates is not None and sig.restates in self.kb.facts and sig.restates not in tested:
                 self.add(

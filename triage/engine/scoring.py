@@ -287,6 +287,9 @@ class Scorer:
 RESOLVED_WEIGHT = 2.0
 #: ... and to a cause for which changing X is a later remedy, a way around it rather than its undoing.
 RESOLVED_AROUND = 1.0
+#: Facts the engine weighs against every cause's remedies (what made the run work, what was lowered in vain): a cause
+#: with remedies tests them without a ``when`` condition of its own.
+REMEDY_FACTS = frozenset({"resolved_by", "tried_without_effect"})
 #: Log-odds that "lowering X did not help" takes from each cause whose first remedy changes X ...
 TRIED_WEIGHT = -1.5
 #: ... and from a cause for which changing X is a later remedy.
