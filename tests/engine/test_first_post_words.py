@@ -346,6 +346,10 @@ def test_what_fixed_it_counts_most_for_the_cause_it_undoes(kb) -> None:
         # names that carry their size keep it
         ("starcoder2-15b OOM", 15.0),
         ("starcoderbase-1b", 1.0),
+        # mixtures of experts by their total: GLM-4.5-Air and GLM-4.5V 106B, GLM-4.5 355B
+        ("运行GLM-4.5V-FP8的最小GPU内存", 106.0),
+        ("LoRA on glm-4.5-air with 8 H100", 106.0),
+        ("GLM-4.5 full fine-tune OOM", 355.0),
     ],
 )
 def test_a_model_named_without_its_size_gets_the_size_its_card_states(said: str, size: float) -> None:

@@ -65,6 +65,7 @@ def facts(text: str) -> dict[str, object]:
         ("it dies after a couple of epochs", "trained_before_oom", True),
         ("fine for 300 iterations, then OOM", "trained_before_oom", True),
         # host RAM in words
+        ("Using 2 HF models runs out of GPU ram", "error_kind", "cuda_oom"),
         ("this is a CPU OOM, not the card", "error_kind", "host_oom"),
         ("system RAM keeps filling up", "error_kind", "host_oom"),
         ("it ran out of my 32G RAM", "error_kind", "host_oom"),
@@ -96,6 +97,7 @@ def facts(text: str) -> dict[str, object]:
         # a value that works, then the one that fails, said with 就爆
         ("bs=1能跑，bs=4就爆", "batch_size", 4),
         ("bs=1能跑，bs=4就爆", "resolved_by", "batch_size"),
+        ("单卡A100上GLM-4.5V会爆，GLM-V4.1-9B-Base可以顺利运行", "resolved_by", "model_name,model_params_b"),
         # a trainer's config class names the trainer
         ("SFTConfig 里开了 activation_offloading=True", "trainer_type", "sft"),
         ("args = GRPOConfig(num_generations=8)", "trainer_type", "grpo"),

@@ -85,6 +85,15 @@ _SIZES_BY_NAME: tuple[tuple[re.Pattern[str], str, float], ...] = (
     (re.compile(r"(?<![\w.-])deepseek[-_]?vl2[-_]tiny(?![\w.])", _I), "deepseek-vl2-tiny", 3.37),
     (re.compile(r"(?<![\w.-])deepseek[-_]?vl2[-_]small(?![\w.])", _I), "deepseek-vl2-small", 16.1),
     (re.compile(r"(?<![\w.-])deepseek[-_]?vl2(?![-_]?(?:tiny|small)|[\w.])", _I), "deepseek-vl2", 27.5),
+    # GLM-4.5 mixtures of experts, total parameters: "GLM-4.5 has 355 billion total parameters ..., while GLM-4.5-Air
+    # adopts a more compact design with 106 billion total parameters" (https://huggingface.co/zai-org/GLM-4.5-Air);
+    # GLM-4.5V is built on GLM-4.5-Air (https://huggingface.co/zai-org/GLM-4.5V; GLM-V#158: "GLM-4.5V is 106B")
+    (re.compile(r"(?<![\w.-])glm[-_]?4\.5[-_]?(?:air|v)(?![a-z])", _I), "glm-4.5-air-106b", 106.0),
+    (
+        re.compile(r"(?<![\w.-])glm[-_]?4\.5(?![-_]?(?:air|v)(?![a-z])|\d|[-_]?\d+(?:\.\d+)?b\b)", _I),
+        "glm-4.5-355b",
+        355.0,
+    ),
 )
 
 

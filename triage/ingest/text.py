@@ -917,7 +917,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # the card's memory ran out, said in words: "爆显存", "显存不足", "ran out of VRAM"
     (
         r"(?:爆显存|显存\s*(?:不足|不够|溢出|爆了|炸了|爆掉|oom|超了|用完))(?![^，。,；;\n]{0,6}[吗么？?])|"
-        r"\b(?:ran|runs?|running)\s+out\s+of\s+(?:vram|gpu\s+memory)\b|\b(?:gpu|vram)\s+(?:oom|out\s+of\s+memory)\b|"
+        r"\b(?:ran|runs?|running)\s+out\s+of\s+(?:vram|gpu\s+(?:memory|ram))\b|\b(?:gpu|vram)\s+(?:oom|out\s+of\s+memory)\b|"
         # CUDA's own words in prose: "I still got CUDA Out of memory", "Running CUDA OOM with PPO", "cuda out of memory 大神"
         r"\bcuda\s*(?:oom|out[\s_-]*of[\s_-]*memory)\b",
         _unless_negated(_simple("error_kind", "cuda_oom")),
