@@ -66,6 +66,10 @@ def facts(text: str) -> dict[str, object]:
         ("fine for 300 iterations, then OOM", "trained_before_oom", True),
         # host RAM in words
         ("Using 2 HF models runs out of GPU ram", "error_kind", "cuda_oom"),
+        ("两张3090内存爆满", "error_kind", "cuda_oom"),  # the cards' 内存
+        ("A100的内存不够，训练爆了", "error_kind", "cuda_oom"),
+        ("服务器内存爆满了，进程被杀", "error_kind", "host_oom"),
+        ("3090，内存32G，加载模型时Killed", "error_kind", "host_oom"),
         ("this is a CPU OOM, not the card", "error_kind", "host_oom"),
         ("system RAM keeps filling up", "error_kind", "host_oom"),
         ("it ran out of my 32G RAM", "error_kind", "host_oom"),

@@ -881,7 +881,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # host RAM, said in words: "内存" (not 显存) or RAM running out, a process killed
     (
-        r"(?<!gpu)(?<!gpu )(?<!显卡)(?<!显卡的)内存[^，。,；;显]{0,12}?(?:爆掉|撑爆|被?吃满|耗尽)|"
+        r"(?<!gpu)(?<!gpu )(?<!显卡)(?<!显卡的)内存[^，。,；;显]{0,12}?(?:爆掉|撑爆|被?吃满|耗尽|爆满)|"
         r"(?<!gpu)(?<!gpu )(?<!显卡)(?:超|爆)内存|(?<!gpu)(?<!gpu )(?<!显卡)(?<!显)内存\s*(?:oom|溢出|爆了|不够|不足|满了|"
         r"占用(?:特别|非常|很|太)?高|(?:一直|不断|持续)\s*(?:升高|上涨|增长|增加))|"
         r"\b(?:cpu|host|system)\s+(?:ram|memory)\s+(?:oom|usage|runs?\s+out|ran\s+out|is\s+full|exhausted)|"
@@ -900,7 +900,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # more of how development reports say it: "每次加载到 38% 都会Killed" (ChatGLM-6B#918), "get kill" (transformers#24946),
         # "killing process when trying to train" (LLaMA-VID#35), "系统 RAM会炸" (ChatGLM-Tuning#99), "The OOM was for CPU RAM"
         # (llm-compressor#1183), "CPU内存容量异常增长导致OOM" (LlamaFactory#8846), "Excessive CPU memory need" (NeMo#14526)
-        r"(?:会|就|都|直接)\s*killed\b|\b(?:get|gets|got)\s+kill\b|\bkilling\s+(?:the\s+)?process\b|"
+        r"(?:会|就|都|直接|时|的时候|之后)\s*(?:被)?\s*killed\b|\b(?:get|gets|got)\s+kill\b|\bkilling\s+(?:the\s+)?process\b|"
         r"\bram\s*(?:会|就)?\s*(?:炸|爆)|\b(?:oom|out\s+of\s+memory)\s+(?:was|is)\s+(?:for|on|in)\s+(?:the\s+)?(?:cpu|host|system)\s+(?:ram|memory)\b|"
         r"cpu\s*(?:的)?\s*内存[^。；;！？!?，,]{0,16}?(?:oom|溢出|爆|不够|不足)|"
         r"\b(?:excessive|heavy|huge)\s+(?:cpu|host|system)\s+(?:ram|memory)\b|"
@@ -1558,7 +1558,10 @@ _GPU_NEICUN = re.compile(
     # the card's memory said as a card's 内存: "A800 每张卡内存占用在40G以内" (LlamaFactory#3754), "单卡的内存"
     r"(?:每|单|一)\s*(?:张|块)?\s*卡\s*(?:的)?\s*内存|"
     # a card's name with its memory: "1080Ti，11GB内存", "3090 24G内存"
-    r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*(?:6|8|10|11|12|16|20|22|24)\s*g(?:b|ib)?\s*(?:的)?\s*内存",
+    r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*(?:6|8|10|11|12|16|20|22|24)\s*g(?:b|ib)?\s*(?:的)?\s*内存|"
+    # a card's name right before 内存: "两张3090内存爆满" (chatglm2_finetuning#1), "A100的内存不够"
+    r"(?:\b(?:rtx|gtx)\s*)?(?<![\d.])(?:[1-4]0[5-9]0|[1-5]0[6-9]0)\s*(?:ti|super)?\s*(?:的)?\s*内存|"
+    r"\b(?:a100|a800|h100|h800|h20|a6000|a40|a10g?|l40s?|l20|v100|t4|p100|p40|4090d?)\s*(?:的)?\s*内存",
     re.IGNORECASE,
 )
 
