@@ -98,6 +98,11 @@ def facts(text: str) -> dict[str, object]:
         ("调小batch_size还是爆显存", "tried_without_effect", "batch_size"),
         ("max_length 从4096降到2048还是爆显存", "tried_without_effect", "max_length"),
         ("尝试调小batch size", "tried_without_effect", "batch_size"),
+        ("batch调小了还是OOM", "tried_without_effect", "batch_size"),  # the setting first, then the verb
+        ("batch调小就好了", "resolved_by", "batch_size"),
+        # asked about a leak they see, not a guess at one
+        ("Is there a fix for this memory leak?", "memory_growth", "growing"),
+        ("有没有人遇到过显存泄漏", "memory_growth", "growing"),
         # a value that works, then the one that fails, said with 就爆
         ("bs=1能跑，bs=4就爆", "batch_size", 4),
         ("bs=1能跑，bs=4就爆", "resolved_by", "batch_size"),
@@ -213,6 +218,9 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("I reduced the batch size to 2 and it works", "tried_without_effect"),
         ("调小batch_size就可以了", "tried_without_effect"),
         ("should I reduce the batch size?", "tried_without_effect"),
+        ("I reduced the batch size and it still works, only slower", "tried_without_effect"),
+        ("Is there a memory leak in the trainer?", "memory_growth"),
+        ("有没有显存泄漏的问题", "memory_growth"),
         # a leak guessed at, not seen
         ("Maybe some library causes memory leak", "memory_growth"),
         ("I wonder if there might be some sort of memory leak", "memory_growth"),

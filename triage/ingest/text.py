@@ -463,9 +463,11 @@ _SETTINGS = frozenset(
 #: A guess, in the clause before what it names: "maybe some library causes ...", "I wonder if there might be ...",
 #: "does LoRA cause ...?", "是否有", "是不是", "疑似", "可能是", "怀疑". ("There seems to be a leak" is said as seen.)
 _GUESSED = re.compile(
-    r"\b(?:maybe|perhaps|possibly|might|wonder(?:ing)?|suspect(?:s|ed|ing)?|is\s+there|are\s+there|"
-    r"(?:does|did|do|could|can)\s+(?:the\s+|a\s+|an\s+|my\s+|this\s+|it\s+)?[\w.-]+\s+(?:cause|causes|caused|have|has|create|lead))\b|"
-    r"是否|是不是|疑似|可能是|可能有|怀疑|有没有",
+    r"\b(?:maybe|perhaps|possibly|might|wonder(?:ing)?|suspect(?:s|ed|ing)?)\b|是否|是不是|疑似|可能是|可能有|怀疑|"
+    # a question only right before what it names ("is there a memory leak", "does LoRA cause a memory leak", "有没有显存泄漏"),
+    # not "is there a fix for this memory leak" or "有没有人遇到过显存泄漏" (asked about a leak they see)
+    r"\b(?:(?:is|are)\s+there|(?:does|did|do|could|can)\s+(?:the\s+|a\s+|an\s+|my\s+|this\s+|it\s+)?[\w.-]+\s+"
+    r"(?:cause|causes|caused|have|has|create|lead\s+to))\s+(?:a|an|any|some|the)?\s*(?:\w+\s+){0,2}$|有没有(?!人)",
     _I,
 )
 
@@ -1443,6 +1445,13 @@ _LOWERED = re.compile(
     r"(?:调小|减小|降低|缩短|减少|改小|调低)(?:了)?\s*)`?" + _CHANGED_KEY,
     _I,
 )
+#: The same with the setting first, in Chinese: "batch调小了还是OOM", "cutoff_len 已经减小，还是爆".
+_LOWERED_AFTER = re.compile(
+    # a bare "batch" names the batch here: a Chinese verb of lowering follows it
+    _CHANGED_KEY.replace(r"batch[ _-]?size|", r"batch(?:[ _-]?size)?|", 1)
+    + r"`?\s*(?:已经|也|都)?\s*(?:调小|减小|降低|缩短|减少|改小|调低|调到最小|降到最小)(?:了)?",
+    _I,
+)
 _FROM_TO = re.compile(
     _CHANGED_KEY + r"\s*(?:from|从)\s*(?P<a>\d+)\s*"
     r"(?:(?:" + _CHANGED_TO + r"|" + _RAISED_TO + r"|变成)了?|to|->|→|-->)\s*(?P<b>\d+)\b",
@@ -1817,7 +1826,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put([(name, int(m.group("b")))], number, m.group(0))
                 fixed[name] = int(m.group("a"))
                 fix_line = fix_line or number
-        for m in _LOWERED.finditer(line):
+        for m in (*_LOWERED.finditer(line), *_LOWERED_AFTER.finditer(line)):
             name = _setting_named(m.group("key"))
             if name not in fixed and describes_a_fix(line, m.end(), m.start()):
                 fixed[name] = "lowered"
