@@ -232,10 +232,7 @@ class Scorer:
 
     def _resolved(self, cause: Cause, facts: FactSet) -> tuple[Item, ...]:
         """Evidence from what made the run work: a change that is one of this cause's remedies."""
-        said = facts.value("resolved_by")
-        if not said:
-            return ()
-        changed = {name.strip() for name in str(said).split(",") if name.strip()}
+        changed = _named(facts, "resolved_by")
         hit = sorted(changed & self.fixes.get(cause.id, frozenset()))
         if not hit:
             return ()
@@ -248,10 +245,7 @@ class Scorer:
 
     def _tried(self, cause: Cause, facts: FactSet) -> tuple[Item, ...]:
         """Evidence from what was lowered without helping: a change that undoes this cause did not make it fit."""
-        said = facts.value("tried_without_effect")
-        if not said:
-            return ()
-        lowered = {name.strip() for name in str(said).split(",") if name.strip()}
+        lowered = _named(facts, "tried_without_effect")
         first = sorted(lowered & self.first_fixes.get(cause.id, frozenset()))
         later = sorted(lowered & self.fixes.get(cause.id, frozenset()) - set(first))
         hit = first or later
@@ -294,6 +288,12 @@ REMEDY_FACTS = frozenset({"resolved_by", "tried_without_effect"})
 TRIED_WEIGHT = -1.5
 #: ... and from a cause for which changing X is a later remedy.
 TRIED_AROUND = -0.5
+
+
+def _named(facts: FactSet, fact: str) -> set[str]:
+    """The fact names a list-valued fact gives, comma-separated ("batch_size,max_length"); empty when unknown."""
+    said = facts.value(fact)
+    return {name.strip() for name in str(said).split(",") if name.strip()} if said else set()
 
 
 def remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, frozenset[str]]:
