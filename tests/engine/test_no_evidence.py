@@ -64,3 +64,24 @@ def test_evidence_still_gets_probabilities_and_remedies(kb):
     assert data["evidence_state"] == "indicated"
     assert data["remedies"]
     assert "%" in render_text(data)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("CUDA out of memory. I tried reducing the batch size but I still get the same error.", "en"),
+        ("训练的时候爆显存了，batch调小了还是OOM", "zh"),
+    ],
+)
+def test_the_orientation_list_leaves_out_what_the_user_spoke_against(kb, text, lang):
+    """Lowering the batch did not help: "per-device batch size too large" is no orientation for this user."""
+    analysis, data = _data(kb, text, lang)
+    assert data["evidence_state"] == "no_evidence"
+    listed = [c["id"] for c in data["causes"]]
+    assert listed and "micro-batch-too-large" not in listed
+    assert "micro-batch-too-large" in [rc.id for rc in analysis.diagnosis.causes if not rc.scored.excluded]
+    pytest.importorskip("textual")
+    from triage.tui.widgets.ranking import _cause_rows
+
+    rows = _cause_rows(analysis.diagnosis, {})
+    assert "micro-batch-too-large" not in [r.entity_id for r in rows if r.kind == "cause"]

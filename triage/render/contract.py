@@ -206,10 +206,10 @@ def to_dict(
     """The JSON contract for ``diagnosis``; ``top`` limits the causes listed (ruled-out ones are never listed)."""
     lang = diagnosis.session.lang
     facts = diagnosis.session.facts
-    live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
+    live = listed_causes(diagnosis)
     ruled_out = [rc for rc in diagnosis.causes if rc.scored.excluded]
-    shown_ids = {rc.id for rc in live[:top]}
     state = evidence_state(diagnosis)
+    shown_ids = {rc.id for rc in live[:top]}
     remedies = []
     # with no evidence the causes are only the base rates: their remedies would be advice for a guess
     for rr in diagnosis.remedies if state == "indicated" else ():
@@ -315,6 +315,21 @@ def evidence_state(diagnosis: Diagnosis) -> str:
     if diagnosis.session.facts.value("out_of_scope") is not None:
         return "out_of_scope"
     return _evidence_state(diagnosis)
+
+
+def listed_causes(diagnosis: Diagnosis) -> list[RankedCause]:
+    """The causes every face lists, best first: the ones not ruled out, and while no cause is indicated (the list is
+    only for orientation) not those that something the user gave speaks against ("I lowered the batch size, still
+    OOM" does not list "per-device batch size too large")."""
+    live = [rc for rc in diagnosis.causes if not rc.scored.excluded]
+    if evidence_state(diagnosis) != "no_evidence":
+        return live
+    return [rc for rc in live if not _spoken_against(rc)] or live
+
+
+def _spoken_against(rc: RankedCause) -> bool:
+    """Whether something the user gave (a fact or their words) counts against this cause."""
+    return any(i.state == "true" and i.weight < 0 and i.kind in ("fact", "signal") for i in rc.scored.items)
 
 
 def _evidence_state(diagnosis: Diagnosis) -> str:

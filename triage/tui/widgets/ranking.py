@@ -21,7 +21,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from triage.api import Diagnosis
-from triage.render.contract import evidence_state
+from triage.render.contract import evidence_state, listed_causes
 from triage.render.labels import probability_bar
 from triage.render.strings import t
 from triage.tui.messages import DetailsRequested
@@ -68,7 +68,7 @@ class Row:
 def _cause_rows(diagnosis: Diagnosis, savings: dict[str, str]) -> list[Row]:
     lang = diagnosis.session.lang
     rows: list[Row] = []
-    live = [rc for rc in diagnosis.causes if not rc.scored.excluded][:SHOWN]
+    live = listed_causes(diagnosis)[:SHOWN]
     remedies = {rr.remedy.id: rr for rr in diagnosis.remedies}
     guessing = evidence_state(diagnosis) == "no_evidence"
     if guessing:
