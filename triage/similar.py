@@ -52,6 +52,9 @@ _STOP = frozenset(
         # that a change worked ("改成 2 就好了", "解决了"), which says nothing about which change: the reader takes the
         # change itself; as words they had taught the model only the version examples that say it
         "好了 就好 以了 解决 决了 成功",
+        # a setting changed to a value and what then happened ("max_length设成1024就能跑，2048就爆"): the reader takes
+        # the setting and the values; as words they had taught the model the batch examples that say them most
+        "设成 设为 改成 改为 调成 调到 调为 就能 能跑 就爆",
     )
     for word in line.split()
 )

@@ -322,6 +322,20 @@ def test_a_lowered_batch_that_did_not_help_counts_once_against_the_batch(kb, sai
     assert next(iter(causes)) != "micro-batch-too-large"
 
 
+@pytest.mark.parametrize(
+    ("said", "cause"),
+    [
+        # the words that say a setting was changed and what then happened name no cause: the setting does
+        ("max_length设成1024就能跑，2048就爆显存", "max-length-too-long"),
+        ("LoRA微调qwen-7b，max_length设成1024就能跑", "max-length-too-long"),
+        ("batch_size设成2就能跑了", "micro-batch-too-large"),
+    ],
+)
+def test_the_setting_that_was_changed_decides_not_the_words_around_it(kb, said: str, cause: str) -> None:
+    session = api.build_session(kb, symptoms=[said], lang="zh")
+    assert api.analyse(kb, session).diagnosis.causes[0].id == cause
+
+
 def test_what_fixed_it_counts_most_for_the_cause_it_undoes(kb) -> None:
     """Turning checkpointing on undoes "checkpointing is off"; for a too-large batch it is only a way around."""
     said = "OOM while training llama-7b; setting gradient_checkpointing=True solved it"

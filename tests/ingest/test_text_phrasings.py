@@ -106,6 +106,8 @@ def facts(text: str) -> dict[str, object]:
         # a value that works, then the one that fails, said with 就爆
         ("bs=1能跑，bs=4就爆", "batch_size", 4),
         ("bs=1能跑，bs=4就爆", "resolved_by", "batch_size"),
+        ("max_length设成1024就能跑，2048就爆显存", "max_length", 2048),
+        ("max_length设成1024就能跑，2048就爆显存", "resolved_by", "max_length"),
         ("单卡A100上GLM-4.5V会爆，GLM-V4.1-9B-Base可以顺利运行", "resolved_by", "model_name,model_params_b"),
         # a trainer's config class names the trainer
         ("SFTConfig 里开了 activation_offloading=True", "trainer_type", "sft"),

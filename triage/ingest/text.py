@@ -1461,7 +1461,7 @@ _FROM_TO = re.compile(
 #: A value that works, then the one that failed: "max_length 1024 能跑，调成 4096 就 OOM", "batch size 2 works fine, but
 #: at 8 it runs out of memory" (the failing run had the second; the first is what works).
 _WORKS_THEN = re.compile(
-    _CHANGED_KEY + r"\s*(?:[=:：]|为|是|设为|设成)?\s*(?P<a>\d+)\s*(?:的时候|时)?\s*(?:都|还|是)?\s*"
+    _CHANGED_KEY + r"\s*(?:[=:：]|为|是|设为|设成)?\s*(?P<a>\d+)\s*(?:的时候|时)?\s*(?:都|还|是|就)?\s*"
     r"(?:能跑|可以跑|能训练|可以训练|没问题|正常|\bworks?\b|\bworked\b|\b(?:is|was)\s+fine\b|\bruns?\s+fine\b|\bran\s+fine\b|\bfits\b)"
     r"[^。.;；!?\n\d]{0,16}?(?:[，,]\s*)?(?:但是?|可是|然而|\bbut\s+|\band\s+)?(?:一旦|如果)?\s*(?:(?:再)?(?:"
     + _CHANGED_TO
