@@ -107,6 +107,10 @@ def facts(text: str) -> dict[str, object]:
         ("bs=1能跑，bs=4就爆", "batch_size", 4),
         ("bs=1能跑，bs=4就爆", "resolved_by", "batch_size"),
         ("max_length设成1024就能跑，2048就爆显存", "max_length", 2048),
+        # a line that names the model that worked and the one that failed: the failing one is the run's
+        ("It works with Qwen2-7B, but Qwen2-72B OOMs", "model_name", "Qwen2-72B"),
+        ("It works with Qwen2-7B, but Qwen2-72B OOMs", "resolved_by", "model_name,model_params_b"),
+        ("单卡A100上运行GLM-4.5V-FP8会爆，GLM-V4.1-9B-Base可以顺利运行", "model_params_b", 106.0),
         ("max_length设成1024就能跑，2048就爆显存", "resolved_by", "max_length"),
         ("单卡A100上GLM-4.5V会爆，GLM-V4.1-9B-Base可以顺利运行", "resolved_by", "model_name,model_params_b"),
         # a trainer's config class names the trainer
@@ -221,6 +225,7 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("调小batch_size就可以了", "tried_without_effect"),
         ("should I reduce the batch size?", "tried_without_effect"),
         ("I reduced the batch size and it still works, only slower", "tried_without_effect"),
+        ("llama-7b works fine", "model_name"),  # only the model that worked
         ("Is there a memory leak in the trainer?", "memory_growth"),
         ("有没有显存泄漏的问题", "memory_growth"),
         # a leak guessed at, not seen

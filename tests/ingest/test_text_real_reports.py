@@ -239,7 +239,8 @@ MORE_DEV_PHRASES = {
         # the model that worked is not the run's
         ("able_to", "model_params_b", 13.0),
         ("able_to", "gpu_name", "A100 40GB"),
-        ("can_use", "model_params_b", 2.8),
+        # the model that failed, sized by its card's total (the "2.8b" quoted is the mixture's activated count)
+        ("can_use", "model_params_b", 16.1),
         # loading and training in plain words; the part of the run named wins over "training"
         ("llama65b", "phase", "loading"),
         ("loading_base", "phase", "loading"),

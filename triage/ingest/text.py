@@ -1800,6 +1800,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         if worked:
             fixed.update(model)
             fix_line = fix_line or number
+            # the line may name the model that failed too ("GLM-4.5V 会报内存不足，GLM-V4.1-9B 可以顺利运行")
+            other, said_other, other_worked = model_in_line(line.replace(said_model, " " * len(said_model), 1))
+            if other and not other_worked:
+                put(other, number, said_other)
         elif model:
             put(model, number, said_model)
         for m in _NODES.finditer(line):
