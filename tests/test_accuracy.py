@@ -67,7 +67,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: at the join, 0.534 / 0.723 at the end (body-only 0.39 / 0.62 and 0.48 / 0.67); floors unchanged.
 #: Twenty-sixth session (2026-12-06), 64 unseen in-scope records joined (972 development, 554 held-out; they scored
 #: 0.344 / 0.453 unseen, the expert 0.67 / 0.80): development 0.534 / 0.723 -> 0.539 / 0.727 on the 929 before the
-#: join, 0.539 / 0.718 on 972 at the end; held-out 0.453 / 0.646 (0.450 / 0.668 on the 533 of the start; body-only
+#: join, 0.540 / 0.719 on 972 at the end; held-out 0.453 / 0.646 (0.450 / 0.668 on the 533 of the start; body-only
 #: 0.40 / 0.61 and 0.48 / 0.67). Development top-3 floor lowered 0.72 -> 0.71: the 43 new development records read
 #: 0.42 / 0.56 with the others voting (the 929 read 0.546 / 0.726 at the end).
 FLOORS = {
