@@ -319,6 +319,8 @@ def test_a_lowered_batch_that_did_not_help_counts_once_against_the_batch(kb, sai
         if i.weight < 0 and i.kind in ("fact", "signal") and "tried_without_effect" in (*i.facts, i.restates)
     ]
     assert [i.weight for i in against] == [-1.5]
+    assert against[0].text("en") == "lowering batch_size, a remedy for this cause, did not make the run fit"
+    assert against[0].text("zh") == "调小 batch_size 本是这个原因的解决办法，但调小后仍然放不下"
     assert next(iter(causes)) != "micro-batch-too-large"
 
 

@@ -251,8 +251,8 @@ class Scorer:
         hit = first or later
         if not hit:
             return ()
-        label = f"lowering {', '.join(hit)} did not make the run fit, and that is a remedy for this cause"
-        zh = f"调小 {', '.join(hit)} 后仍然放不下，而这正是这个原因的解决办法"
+        label = f"lowering {', '.join(hit)}, a remedy for this cause, did not make the run fit"
+        zh = f"调小 {', '.join(hit)} 本是这个原因的解决办法，但调小后仍然放不下"
         weight = TRIED_WEIGHT if first else TRIED_AROUND
         return (Item("fact", label, weight, "true", ("tried_without_effect",), label_zh=zh),)
 
