@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from triage.hardware.gpus import GiB, MiB, mentions, names_pattern
-from triage.ingest.clauses import AFFIRM, NEGATE, hypothetical, negated
+from triage.ingest.clauses import AFFIRM, CLAUSE, NEGATE, hypothetical, negated
 from triage.ingest.config import PER_DEVICE_BATCH_KEYS, RULES
 from triage.ingest.fixes import (
     CHANGED_TO_LINE,
@@ -476,9 +476,8 @@ def _unless_guessed(extract: Extract) -> Extract:
     """An extractor that yields nothing when its match is only guessed at in its own clause."""
 
     def guarded(m: re.Match[str]) -> list[tuple[str, object]]:
-        head = m.string[max(0, m.start() - 80) : m.start()]
-        cut = max(head.rfind(c) for c in ".!?;。！？；,，\n")
-        return [] if _GUESSED.search(head[cut + 1 :]) else extract(m)
+        head = CLAUSE.split(m.string[max(0, m.start() - 80) : m.start()])[-1]
+        return [] if _GUESSED.search(head) else extract(m)
 
     return guarded
 
@@ -1432,12 +1431,20 @@ _LAUNCHER = re.compile(
 #: Words right before a setting that say the fix added it: "我增加load_in_8bit就可以正常跑", "I added use_cache=False".
 _ADDED = re.compile(r"(?:增加|加上|加了|添加|\badd(?:ed|ing)?|\bpass(?:ed|ing)?)\s*(?:了)?\s*(?:the\s+)?[`'\"]?$", _I)
 
+
+def _changed_key(batch: str = r"batch[ _-]?size") -> str:
+    """A setting's name in the phrases that change it, ``batch`` the plain batch's spelling."""
+    return (
+        r"(?:(?<=--)|(?<![\w-]))(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|"
+        + batch
+        + r"|\bbs\b|批大小|"
+        r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
+        r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)"
+    )
+
+
 #: A setting's name in the phrases that change it (:data:`_FROM_TO`, :data:`_WORKS_THEN`; :func:`_setting_named`).
-_CHANGED_KEY = (
-    r"(?:(?<=--)|(?<![\w-]))(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|batch[ _-]?size|\bbs\b|批大小|"
-    r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
-    r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)"
-)
+_CHANGED_KEY = _changed_key()
 #: A setting lowered without a value ("Reducing seq_len solves it", "调小max_length就好了"): with a clause saying
 #: that made it work (:func:`describes_a_fix`), the change that fixed the run.
 _LOWERED = re.compile(
@@ -1448,7 +1455,7 @@ _LOWERED = re.compile(
 #: The same with the setting first, in Chinese: "batch调小了还是OOM", "cutoff_len 已经减小，还是爆".
 _LOWERED_AFTER = re.compile(
     # a bare "batch" names the batch here: a Chinese verb of lowering follows it
-    _CHANGED_KEY.replace(r"batch[ _-]?size|", r"batch(?:[ _-]?size)?|", 1)
+    _changed_key(batch=r"batch(?:[ _-]?size)?")
     + r"`?\s*(?:已经|也|都)?\s*(?:调小|减小|降低|缩短|减少|改小|调低|调到最小|降到最小)(?:了)?",
     _I,
 )

@@ -329,7 +329,13 @@ def listed_causes(diagnosis: Diagnosis) -> list[RankedCause]:
 
 def _spoken_against(rc: RankedCause) -> bool:
     """Whether something the user gave (a fact or their words) counts against this cause."""
-    return any(i.state == "true" and i.weight < 0 and i.kind in ("fact", "signal") for i in rc.scored.items)
+    return any(w < 0 for w in _user_weights(rc))
+
+
+def _user_weights(rc: RankedCause) -> list[float]:
+    """The weights of what the user gave that holds for this cause: facts and their words, not base rates or similar
+    reports."""
+    return [i.weight for i in rc.scored.items if i.state == "true" and i.kind in ("fact", "signal")]
 
 
 def _evidence_state(diagnosis: Diagnosis) -> str:
@@ -341,6 +347,6 @@ def _evidence_state(diagnosis: Diagnosis) -> str:
     for rc in diagnosis.causes:
         if rc.scored.excluded:
             continue
-        if any(i.state == "true" and i.weight > 0 and i.kind in ("fact", "signal") for i in rc.scored.items):
+        if any(w > 0 for w in _user_weights(rc)):
             return "indicated"
     return "no_evidence"
