@@ -2342,3 +2342,56 @@ def test_only_the_setting_right_after_a_fix_title_verb_is_the_change() -> None:
     got = facts("fix: enable gradient checkpointing for the 70B recipe")
     assert got.get("resolved_by") == "gradient_checkpointing"
     assert str(got.get("model_params_b")) == "70.0"
+
+
+@pytest.mark.parametrize(
+    "said, phase",
+    [
+        # development records: a checkpoint converted between formats (Pai-Megatron-Patch#530, #568), an export
+        # (Megatron-Bridge#1855), a merge process (unsloth-zoo#266), a save (Chinese-Vicuna#81), a consolidation
+        # (optimum-neuron#649)
+        (
+            "I attempted to convert the DeepSeek V3 model from Hugging Face format to the mcore format with one node, "
+            "but the process failed due to insufficient memory.",
+            "merging",
+        ),
+        ("convert ds v3 from megatron to transformers OOM", "merging"),
+        ("Infinite CUDA OOM during HF export with Activation Recomputation enabled", "merging"),
+        (
+            "The 16-bit merge process for large models like `gpt-oss-120b` was consistently running out of memory",
+            "merging",
+        ),
+        ("CUDA OOM while converting the checkpoint to HF format", "merging"),
+        ("model saving error", "saving"),
+        ("Consolidation was happening on the XLA device if the checkpoint was saved with `xser`.", "saving"),
+    ],
+)
+def test_a_checkpoint_converted_exported_or_consolidated(said: str, phase: str) -> None:
+    assert facts(said).get("phase") == phase
+
+
+@pytest.mark.parametrize(
+    "said, phase",
+    [
+        # litgpt#159 (development): a conversion done before the run that failed
+        (
+            "I followed the steps to convert the checkpoints to lightning format, downloaded and tokenized the Alpaca "
+            "dataset as instructed.",
+            None,
+        ),
+        ("After conversion to gguf the model OOMs when generating", "generation"),
+        ("I converted my dataset to HF format and the training OOMs", "training"),
+    ],
+)
+def test_a_conversion_that_is_not_the_failing_step(said: str, phase: str | None) -> None:
+    assert facts(said).get("phase") == phase
+
+
+def test_the_conversion_phrases_come_from_the_development_split() -> None:
+    """Guard: the reports quoted above are development records (the held-out split stays unread)."""
+    for said in (
+        "convert ds v3 from megatron to transformers OOM",
+        "model saving error",
+        "I followed the steps to convert",
+    ):
+        assert said in dev_text()

@@ -22,6 +22,9 @@ _ZH_GAP = r"(?:(?!推理|生成|评估|评测|验证|训|微调|sft|加载|保�
 #: The Chinese ways to say the card ran out, with the common typo 现存 for 显存.
 _ZH_RAN_OUT = r"(?:oom|out\s*of\s*memory|爆显存|爆现存|(?:显存|现存)(?:不足|不够|溢出|爆|炸|超)|显存溢出)"
 
+#: The rest of the sentence says it failed: what a step named without "during" or "while" needs to be the failing one.
+_FAILS_LATER = r"(?=[^.\n]{0,160}?(?:\boom|out\s+of\s+memory|outofmemory|\bfail|insufficient|not\s+enough|\bcrash|\bkilled\b|爆|不足|不够))"
+
 _PHASES = (
     (
         "evaluation",
@@ -105,7 +108,20 @@ _PHASES = (
         # xtuner's merge command: "xtuner convert merge出现OOM"; the merge said in English inside Chinese
         # ("14b进行merge单卡也会oom", "权重转换...会出现oom", xtuner#715)
         r"\bconvert\s+merge\b|(?:进行|做|执行)\s*merge(?![a-z])" + _ZH_GAP % 12 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")|"
-        r"(?:权重|模型)转换" + _ZH_GAP % 30 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")",
+        r"(?:权重|模型)转换" + _ZH_GAP % 30 + r"(?:报错|出错|" + _ZH_RAN_OUT + r")|"
+        # a checkpoint converted between formats loads it whole and writes it again, when the sentence says that
+        # failed: "convert the DeepSeek V3 model from Hugging Face format to the mcore format ..., but the process failed
+        # due to insufficient memory", "convert ds v3 from megatron to transformers OOM", "OOM while converting the
+        # checkpoint", "during HF export", "the 16-bit merge process ... running out of memory"; not a dataset
+        # converted, nor a conversion done before what failed ("I followed the steps to convert the checkpoints to
+        # lightning format", "after conversion to gguf")
+        r"\b(?:during|while|when)\s+(?:the\s+)?(?:checkpoint\s+|model\s+|weights?\s+|hf\s+)?conver(?:ting|sion)\b(?!\s+(?:the\s+|my\s+)?data)|"
+        r"(?:(?<!after )(?<!after the )(?<!after a )\bconver(?:t|ts|ted|ting|sion)\b(?![^.\n]{0,40}\b(?:datasets?|data|json|csv|images?|tokens?)\b)"
+        r"[^.\n]{0,60}?\b(?:from|to|into)\s+(?:the\s+)?(?:hf|hugging\s*face|transformers|megatron|mcore|gguf|safetensors|dcp|torch_dist|nemo)\b|"
+        r"\b(?:checkpoint|weights?|model|ckpt)\s+conversion\b|\bmerge\s+(?:process|script|step)\b)"
+        + _FAILS_LATER
+        + r"|"
+        r"\b(?:during|while|when|in|at)\s+(?:the\s+)?(?:hf|hugging\s*face|model|checkpoint|weights?)\s+export\b",
     ),
     (
         "saving",
@@ -114,7 +130,10 @@ _PHASES = (
         r"\bafter\s+(?:the\s+)?training\s+(?:finished|completed|ended|is done|was done)\b|"
         r"训练(?:完|结束)(?:了)?(?:之后|后|时)|\bcheckpoint(?:ing)?\s+sav(?:e|es|ing)\b|"
         r"\b(?:when|while|during|at)\s+(?:trying\s+to\s+|i\s+|we\s+|it\s+)?sav(?:e|es|ing)\s+(?:the\s+|a\s+|my\s+)?(?:[\w-]+\s+)?"
-        r"(?:model|checkpoint|weights|adapters?|state[ _]dict)",
+        r"(?:model|checkpoint|weights|adapters?|state[ _]dict)|"
+        # "model saving error", "checkpoint saving fails"; a sharded checkpoint consolidated into one
+        r"\b(?:model|checkpoint|weights?)\s+saving\b|\bconsolidat(?:e|es|ed|ing|ion)\b[^.\n]{0,40}\b(?:checkpoints?|state[ _]dicts?|weights|shards)\b|"
+        r"\b(?:checkpoints?|state[ _]dicts?|weights|shards)\b[^.\n]{0,20}\bconsolidat(?:e|es|ed|ing|ion)\b",
     ),
     (
         "loading",
