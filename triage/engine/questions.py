@@ -72,7 +72,7 @@ ANSWERED: Mapping[str, float] = {
     "deepspeed_version": 0.01,
     "device_map": 0.02,
     "distributed": 0.31,
-    "error_kind": 0.89,
+    "error_kind": 0.9,
     "eval_batch_size": 0.02,
     "finetune_method": 0.45,
     "flash_attn_version": 0.0,
@@ -145,17 +145,9 @@ ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
         "saving": 0.04,
         "training": 0.5,
     },
-    "quantization": {"4bit": 0.61, "8bit": 0.27, "none": 0.12},
+    "quantization": {"4bit": 0.6, "8bit": 0.28, "none": 0.12},
     "torch_dtype": {"bf16": 0.32, "fp16": 0.51, "fp32": 0.17},
-    "trainer_type": {
-        "custom": 0.12,
-        "dpo": 0.11,
-        "grpo": 0.24,
-        "orpo": 0.02,
-        "ppo": 0.13,
-        "sft": 0.26,
-        "trainer": 0.13,
-    },
+    "trainer_type": {"custom": 0.13, "dpo": 0.1, "grpo": 0.24, "orpo": 0.02, "ppo": 0.14, "sft": 0.25, "trainer": 0.13},
 }
 
 
