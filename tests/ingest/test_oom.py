@@ -139,3 +139,18 @@ def test_generated_21_messages_round_trip(req, cap, free, alloc, unalloc):
 )
 def test_killed_after_a_progress_bar_or_job_number_is_host_ram(line):
     assert facts_of(line)["error_kind"] == "host_oom"
+
+
+@pytest.mark.parametrize(
+    ("other", "covers"),
+    [("2.00 GiB", False), ("15.00 GiB", True)],
+)
+def test_whether_the_other_processes_could_have_made_room(other: str, covers: bool) -> None:
+    # 40 GiB asked for with 26 GiB free: 14 GiB short; 2 GiB of other processes could not have made room, 15 could
+    text = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 40.00 GiB. GPU 0 has a total capacity of "
+        f"79.19 GiB of which 26.00 GiB is free. Process 7731 has {other} memory in use. Including non-PyTorch memory, "
+        "this process has 38.10 GiB memory in use. Of the allocated memory 37.80 GiB is allocated by PyTorch, and "
+        "200.00 MiB is reserved by PyTorch but unallocated."
+    )
+    assert facts_of(text)["other_process_covers_deficit"] is covers

@@ -247,6 +247,9 @@ def findings(report: OomReport, reports: Sequence[OomReport] = ()) -> list[Found
         other = other_process_bytes(numbered)
         if other is not None:
             add("other_process_bytes", other[0], other[1])
+            if numbered.requested is not None and numbered.free is not None:
+                # would freeing the other processes have let the failed allocation through?
+                add("other_process_covers_deficit", other[0] >= numbered.requested - numbered.free)
         if numbered.allocated is not None and numbered.reserved_unallocated is not None:
             held = numbered.allocated + numbered.reserved_unallocated
             if held > 0:
