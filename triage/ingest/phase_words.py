@@ -131,6 +131,14 @@ _PHASES = (
         r"训练(?:完|结束)(?:了)?(?:之后|后|时)|\bcheckpoint(?:ing)?\s+sav(?:e|es|ing)\b|"
         r"\b(?:when|while|during|at)\s+(?:trying\s+to\s+|i\s+|we\s+|it\s+)?sav(?:e|es|ing)\s+(?:the\s+|a\s+|my\s+)?(?:[\w-]+\s+)?"
         r"(?:model|checkpoint|weights|adapters?|state[ _]dict)|"
+        # the save as what failed: "Training works fine but checkpointing OOMs" (Megatron-Bridge#1748), "saving the
+        # checkpoint fails", "when the checkpoint is saved", "每次到save_steps就爆显存"; not gradient or activation
+        # checkpointing, nor a remedy that "fails to" help
+        r"(?<!gradient )(?<!gradient_)(?<!activation )(?<!activations )\bcheckpointing\s+(?:also\s+|always\s+|then\s+|still\s+)?"
+        r"(?:ooms?\b|oomed\b|fails?\b(?!\s+to\b)|failed\b(?!\s+to\b)|crash\w*|runs?\s+out\s+of\s+(?:gpu\s+|cuda\s+)?memory)|"
+        r"\bsav(?:e|es|ing)\s+(?:the\s+|a\s+)?(?:checkpoints?|ckpts?)\s+(?:also\s+|always\s+)?(?:ooms?\b|oomed\b|fails?\b(?!\s+to\b)|failed\b(?!\s+to\b)|crash\w*|runs?\s+out)|"
+        r"\b(?:when|while|once|as\s+soon\s+as)\s+(?:the\s+|a\s+)?(?:checkpoint|model)\s+is\s+(?:being\s+)?saved\b|"
+        r"\b(?:reach(?:es|ed)?|hits?|at)\s+(?:the\s+)?save_steps\b|(?:每次|每|一)?到了?\s*save_?steps|"
         # "model saving error", "checkpoint saving fails"; a sharded checkpoint consolidated into one
         r"\b(?:model|checkpoint|weights?)\s+saving\b|\bconsolidat(?:e|es|ed|ing|ion)\b[^.\n]{0,40}\b(?:checkpoints?|state[ _]dicts?|weights|shards)\b|"
         r"\b(?:checkpoints?|state[ _]dicts?|weights|shards)\b[^.\n]{0,20}\bconsolidat(?:e|es|ed|ing|ion)\b",

@@ -992,7 +992,14 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:显存|内存)[^。，,；;]{0,4}随着[^。，,；;]{0,6}(?:训练|迭代|steps?|步|epochs?|轮|时间|对话|次数|iter)"
         r"[^。，,；;]{0,8}(?:增加|增长|上涨|上升|变大)|"
         r"(?:显存|内存)[^。，,；;]{0,4}每次[^。，,；;]{1,12}(?:都|也|就)?\s*(?:会)?(?:增加|增长|上涨|上升|变大)|"
-        r"(?:显存|内存)[^。，,；;]{0,4}(?:缓慢|慢慢地?)\s*(?:增加|增长|上涨|上升|变大)|(?:显存|内存)(?:占用)?\s*(?:不断)?叠加",
+        r"(?:显存|内存)[^。，,；;]{0,4}(?:缓慢|慢慢地?)\s*(?:增加|增长|上涨|上升|变大)|(?:显存|内存)(?:占用)?\s*(?:不断)?叠加|"
+        # an amount left behind at every step: "each time I called loss.backward() and enter the next batch, there would
+        # be 30mb of gpu memory which could not be released" (mistral-inference#20), "every step leaks 30MB"
+        r"\b(?:each|every)\s+(?:time|step|batch|iteration|iter|epoch|call)\b(?:[^.;\n]|\.(?=\w)){0,100}?\d[\d.]*\s*[mg]i?b\s+(?:of\s+)?"
+        r"(?:gpu\s+|cuda\s+)?(?:memory|vram)?\s*(?:which|that)?\s*(?:could|can|would|will|is|was)?\s*(?:not|n.t|never)\s+"
+        r"(?:be\s+)?(?:released|freed)|"
+        r"\b(?:leaks?|leaking|leaked)\s+(?:about\s+|around\s+|~\s*)?\d[\d.]*\s*[mg]i?b\b[^.;]{0,30}\b(?:every|each|per)\b|"
+        r"\b(?:each|every|per)\s+(?:step|batch|iteration|iter|epoch)\b[^.;]{0,20}\b(?:leaks?|leaking)\s+(?:about\s+|around\s+|~\s*)?\d[\d.]*\s*[mg]i?b\b",
         _unless_negated(_simple("memory_growth", "growing")),
     ),
     # one jump: "从37G直接飙升到68G", "memory suddenly spikes"
