@@ -996,7 +996,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # an amount left behind at every step: "each time I called loss.backward() and enter the next batch, there would
         # be 30mb of gpu memory which could not be released" (mistral-inference#20), "every step leaks 30MB"
         r"\b(?:each|every)\s+(?:time|step|batch|iteration|iter|epoch|call)\b(?:[^.;\n]|\.(?=\w)){0,100}?\d[\d.]*\s*[mg]i?b\s+(?:of\s+)?"
-        r"(?:gpu\s+|cuda\s+)?(?:memory|vram)?\s*(?:which|that)?\s*(?:could|can|would|will|is|was)?\s*(?:not|n.t|never)\s+"
+        r"(?:gpu\s+|cuda\s+)?(?:memory|vram)?\s*(?:which|that)?\s*(?:could|can|ca|would|wo|will|is|was)?\s*(?:not|n.t|never)\s+"
         r"(?:be\s+)?(?:released|freed)|"
         r"\b(?:leaks?|leaking|leaked)\s+(?:about\s+|around\s+|~\s*)?\d[\d.]*\s*[mg]i?b\b[^.;]{0,30}\b(?:every|each|per)\b|"
         r"\b(?:each|every|per)\s+(?:step|batch|iteration|iter|epoch)\b[^.;]{0,20}\b(?:leaks?|leaking)\s+(?:about\s+|around\s+|~\s*)?\d[\d.]*\s*[mg]i?b\b",
