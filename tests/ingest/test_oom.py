@@ -154,3 +154,22 @@ def test_whether_the_other_processes_could_have_made_room(other: str, covers: bo
         "200.00 MiB is reserved by PyTorch but unallocated."
     )
     assert facts_of(text)["other_process_covers_deficit"] is covers
+
+
+@pytest.mark.parametrize(
+    ("allocated", "free", "reserved", "share"),
+    [("1.90 GiB", "0 bytes", "2.01 GiB", 0.92), ("21.50 GiB", "312.94 MiB", "22.80 GiB", 0.02)],
+)
+def test_a_message_before_21_tells_how_much_of_the_card_is_held_elsewhere(
+    allocated: str, free: str, reserved: str, share: float
+) -> None:
+    text = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.69 GiB total capacity; "
+        f"{allocated} already allocated; {free} free; {reserved} reserved in total by PyTorch)"
+    )
+    assert facts_of(text)["unaccounted_gpu_share"] == share
+
+
+def test_a_message_from_21_lists_processes_instead_of_an_unaccounted_share(fixture_path):
+    got = facts_of(Path(fixture_path("oom/torch21_other_process.txt")).read_text(encoding="utf-8"))
+    assert "unaccounted_gpu_share" not in got

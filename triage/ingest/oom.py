@@ -256,6 +256,15 @@ def findings(report: OomReport, reports: Sequence[OomReport] = ()) -> list[Found
                 add("fragmentation_ratio", round(numbered.reserved_unallocated / held, 4))
         if numbered.requested is not None and numbered.free is not None:
             add("oom_deficit_bytes", max(numbered.requested - numbered.free, 0))
+        if (
+            numbered.generation == "pre-2.1"
+            and numbered.capacity
+            and numbered.free is not None
+            and numbered.allocated is not None
+        ):
+            # no process list before 2.1: what is neither PyTorch's nor free belongs to something else
+            outside = numbered.capacity - numbered.allocated - (numbered.reserved_unallocated or 0) - numbered.free
+            add("unaccounted_gpu_share", round(max(outside, 0) / numbered.capacity, 2))
     return out
 
 
