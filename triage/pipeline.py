@@ -50,7 +50,7 @@ from triage.quantify import (
     quantify,
     saver,
 )
-from triage.similar import NEIGHBOURS, Example, Index, Neighbour, votes
+from triage.similar import NEIGHBOURS, Example, Index, Neighbour, shown_share, votes
 
 if TYPE_CHECKING:
     from triage.capture.session import Capture
@@ -238,18 +238,19 @@ def case_name(cause: str, case: str) -> str:
 
 
 def _similar_item(share: float, rank: int, kinds: int, vote: float, n: int, examples: int) -> Item:
-    """The evidence line of a category's share: the share, where it stands among the ``kinds`` categories (a small
-    share still adds a little when most kinds get less), and what the word model learned from."""
+    """The evidence line of a category's share: how often such a share came true (:func:`~triage.similar.shown_share`;
+    the vote is the share itself), where it stands among the ``kinds`` categories (a small share still adds a little
+    when most kinds get less), and what the word model learned from."""
     among = f"the {_ordinal(rank)} most often of {kinds} kinds"
     if rank == 1:
         among = f"more often than any other of {kinds} kinds"
     among_zh = f"在 {kinds} 类原因中最多" if rank == 1 else f"在 {kinds} 类原因中排第 {rank}"
     label = (
-        f"reports worded like yours ended with this kind of cause {share:.0%} of the time, {among}"
+        f"reports worded like yours ended with this kind of cause {shown_share(share):.0%} of the time, {among}"
         f" (a word model over {n} solved public reports, how they were resolved, and {examples} worked examples)"
     )
     zh = (
-        f"与您措辞相似的报告中约 {share:.0%} 最终是这类原因，{among_zh}"
+        f"与您措辞相似的报告中约 {shown_share(share):.0%} 最终是这类原因，{among_zh}"
         f"（基于 {n} 篇已解决的公开报告、它们的解决方式和 {examples} 个示例的词语模型）"
     )
     return Item("similar", label, vote, "true", label_zh=zh)

@@ -10,6 +10,7 @@ diagnosis. Out-of-scope records (serving, image models) are counted apart.
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 from collections import defaultdict
@@ -304,3 +305,26 @@ def render(
         *report("Development split", outcomes["dev"]),
         *misses(outcomes["dev"]),
     ]
+
+
+#: The bins of the word model's shares (a tenth each above 0.1, finer at both ends, where most shares fall).
+SHARE_EDGES = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0001)
+
+
+def share_reliability(index: Index, records: Sequence[Record]) -> tuple[tuple[int, float, float], ...]:
+    """For the word model's shares, each record left out of the model that judges it: per bin of
+    :data:`SHARE_EDGES`, (pairs, mean share, how often that kind of cause was the record's label), over every kind
+    of cause of every in-scope record. What :data:`triage.similar.SHOWN_SHARE` is fitted from."""
+    pairs = []
+    for r in records:
+        if r.scope != "in":
+            continue
+        for category, share in index.shares(f"{r.title}\n{r.report}", exclude=[r.url]).items():
+            pairs.append((share, category == r.label.category))
+    rows = []
+    for lo, hi in itertools.pairwise(SHARE_EDGES):
+        group = [(s, y) for s, y in pairs if lo <= s < hi]
+        if group:
+            mean = statistics.fmean(s for s, _ in group)
+            rows.append((len(group), mean, statistics.fmean(float(y) for _, y in group)))
+    return tuple(rows)
