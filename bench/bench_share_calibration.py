@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from triage import api  # noqa: E402
-from triage.authoring.accuracy import share_reliability  # noqa: E402
+from triage.authoring.accuracy import share_gap, share_reliability  # noqa: E402
 from triage.corpus import load_corpus  # noqa: E402
 from triage.similar import shown_share  # noqa: E402
 
@@ -46,12 +46,9 @@ def main() -> None:
     print("    (0.0, 0.0),")
     for mean, right in knots:
         print(f"    ({mean:.3f}, {right:.3f}),")
-    # most pairs are the near-zero shares of unlikely kinds; the figures users read are the larger ones
-    big = [(n, mean, right) for n, mean, right in rows if mean >= 0.3]
-    total = sum(n for n, _, _ in big)
-    raw = sum(n * abs(mean - right) for n, mean, right in big) / total
-    shown = sum(n * abs(shown_share(mean) - right) for n, mean, right in big) / total
-    print(f"\nshares of 0.3 or more: raw_gap={raw:.4f} shown_gap={shown:.4f} pairs={total}")
+    raw, shown = share_gap(rows, lambda share: share), share_gap(rows, shown_share)
+    pairs = sum(n for n, mean, _ in rows if mean >= 0.3)
+    print(f"\nshares of 0.3 or more: raw_gap={raw:.4f} shown_gap={shown:.4f} pairs={pairs}")
 
 
 if __name__ == "__main__":

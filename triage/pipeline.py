@@ -245,12 +245,13 @@ def _similar_item(share: float, rank: int, kinds: int, vote: float, n: int, exam
     if rank == 1:
         among = f"more often than any other of {kinds} kinds"
     among_zh = f"在 {kinds} 类原因中最多" if rank == 1 else f"在 {kinds} 类原因中排第 {rank}"
+    came_true = shown_share(share)
     label = (
-        f"reports worded like yours ended with this kind of cause {shown_share(share):.0%} of the time, {among}"
+        f"reports worded like yours ended with this kind of cause {came_true:.0%} of the time, {among}"
         f" (a word model over {n} solved public reports, how they were resolved, and {examples} worked examples)"
     )
     zh = (
-        f"与您措辞相似的报告中约 {shown_share(share):.0%} 最终是这类原因，{among_zh}"
+        f"与您措辞相似的报告中约 {came_true:.0%} 最终是这类原因，{among_zh}"
         f"（基于 {n} 篇已解决的公开报告、它们的解决方式和 {examples} 个示例的词语模型）"
     )
     return Item("similar", label, vote, "true", label_zh=zh)

@@ -328,3 +328,12 @@ def share_reliability(index: Index, records: Sequence[Record]) -> tuple[tuple[in
             mean = statistics.fmean(s for s, _ in group)
             rows.append((len(group), mean, statistics.fmean(float(y) for _, y in group)))
     return tuple(rows)
+
+
+def share_gap(rows: Sequence[tuple[int, float, float]], shown: Callable[[float], float], above: float = 0.3) -> float:
+    """The pair-weighted gap between the figure ``shown`` for a bin's mean share and how often it came true, over
+    the bins of :func:`share_reliability` whose mean share is ``above`` or more (the figures users read; most pairs
+    are the near-zero shares of unlikely kinds)."""
+    big = [(n, mean, right) for n, mean, right in rows if mean >= above]
+    total = sum(n for n, _, _ in big)
+    return sum(n * abs(shown(mean) - right) for n, mean, right in big) / total if total else 0.0
