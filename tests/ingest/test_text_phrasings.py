@@ -99,6 +99,15 @@ def facts(text: str) -> dict[str, object]:
         ("max_length 从4096降到2048还是爆显存", "tried_without_effect", "max_length"),
         ("尝试调小batch size", "tried_without_effect", "batch_size"),
         ("batch调小了还是OOM", "tried_without_effect", "batch_size"),  # the setting first, then the verb
+        # DeepSpeed's name for it, lowered from one value to another while the run still fails (bytedance/HLLM#3):
+        # the later value is the run's
+        (
+            "I tried reducing the train_batch_size from 8 to 2, but the error persists.",
+            "tried_without_effect",
+            "batch_size",
+        ),
+        ("I tried reducing the train_batch_size from 8 to 2, but the error persists.", "batch_size", 2),
+        ("Tried lowering max_length from 4096 to 2048 with no luck", "max_length", 2048),
         ("batch调小就好了", "resolved_by", "batch_size"),
         # asked about a leak they see, not a guess at one
         ("Is there a fix for this memory leak?", "memory_growth", "growing"),
@@ -225,6 +234,7 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("调小batch_size就可以了", "tried_without_effect"),
         ("should I reduce the batch size?", "tried_without_effect"),
         ("I reduced the batch size and it still works, only slower", "tried_without_effect"),
+        ("I changed the train_batch_size from 8 to 2 and it works now", "tried_without_effect"),
         ("llama-7b works fine", "model_name"),  # only the model that worked
         ("Is there a memory leak in the trainer?", "memory_growth"),
         ("有没有显存泄漏的问题", "memory_growth"),

@@ -1442,9 +1442,9 @@ _ADDED = re.compile(r"(?:增加|加上|加了|添加|\badd(?:ed|ing)?|\bpass(?:e
 def _changed_key(batch: str = r"batch[ _-]?size") -> str:
     """A setting's name in the phrases that change it, ``batch`` the plain batch's spelling."""
     return (
+        # the trainers' own spellings with a prefix: "train_batch_size" (DeepSpeed), "per_gpu_train_batch_size"
         r"(?:(?<=--)|(?<![\w-]))(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|"
-        + batch
-        + r"|\bbs\b|批大小|"
+        r"(?:per[_ ]gpu[_ ])?train[_ ]batch[_ ]size|" + batch + r"|\bbs\b|批大小|"
         r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
         r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)"
     )
@@ -1854,8 +1854,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
-            if FAILED.search(line, m.end(), m.end() + 40):
-                put([(name, after)], number, m.group(0))  # "从4096降到2048还是爆显存": the latest run had the second
+            # "从4096降到2048还是爆显存", "tried reducing the train_batch_size from 8 to 2, but the error persists":
+            # the latest run had the second
+            if FAILED.search(line, m.end(), m.end() + 40) or tried_in_vain(line, m.start(), m.end()):
+                put([(name, after)], number, m.group(0))
                 if after < before:
                     tried.setdefault(name, number)  # lowering it did not help
             elif describes_a_fix(line, m.end(), m.start()):
