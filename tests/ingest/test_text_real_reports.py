@@ -1439,6 +1439,10 @@ def test_what_happened_to_the_run_is_never_the_fix() -> None:
 def test_a_card_size_next_to_its_name_is_the_cards_but_a_bigger_one_is_the_hosts() -> None:
     assert "host_ram_bytes" not in facts("提示内存不够(1080Ti，11GB内存)")
     assert facts("显卡是 3090，64G内存，加载时被 killed")["host_ram_bytes"] == 64 * 2**30
+    # a data-centre card named before its size (transformers#10754): "RAM" there is the card's
+    assert "host_ram_bytes" not in facts("this should run on a k80 (24gb of RAM) in about an hour")
+    assert "host_ram_bytes" not in facts("V100，32G内存，训练时爆了")
+    assert facts("my machine has 32GB RAM and an A100")["host_ram_bytes"] == 32 * 2**30
 
 
 #: Development-record words for the phase (loading and generation said in plain words) and the launcher or

@@ -265,10 +265,15 @@ def _gpu_memory_mib(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_memory_bytes", int((nominal if abs(nominal - gib) <= 0.06 * nominal else gib) * GiB))]
 
 
-#: Memory sizes of consumer cards, in GB.
-_CARD_SIZES = frozenset({6.0, 8.0, 10.0, 11.0, 12.0, 16.0, 20.0, 22.0, 24.0})
-#: A card's name right before a size: "1080Ti，11GB内存" is the card's memory, not the host's.
-_CARD_BEFORE = re.compile(r"\b(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?\s*[，,、(（\s]\s*$", re.IGNORECASE)
+#: Memory sizes of cards, in GB.
+_CARD_SIZES = frozenset({6.0, 8.0, 10.0, 11.0, 12.0, 16.0, 20.0, 22.0, 24.0, 32.0, 40.0, 48.0, 80.0})
+#: A card's name right before a size: "1080Ti，11GB内存" and "a k80 (24gb of RAM)" (transformers#10754) are the
+#: card's memory, not the host's.
+_CARD_BEFORE = re.compile(
+    r"\b(?:(?:rtx|gtx)?\s*\d{4}\s*(?:ti|super)?|(?:tesla\s*)?[kmptvalh]\d{1,3}[gs]?|(?:rtx\s*)?a\d{4})"
+    r"\s*[，,、(（\s]\s*$",
+    re.IGNORECASE,
+)
 
 
 def _ram(m: re.Match[str]) -> list[tuple[str, object]]:
