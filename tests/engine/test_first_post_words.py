@@ -324,6 +324,15 @@ def test_a_lowered_batch_that_did_not_help_counts_once_against_the_batch(kb, sai
     assert next(iter(causes)) != "micro-batch-too-large"
 
 
+def test_a_batch_of_one_that_still_runs_out_is_not_a_batch_that_fits(kb) -> None:
+    # Lightning-AI/lit-llama#381: "runs" there is "runs out of memory"
+    said = "I even tried reducing the micro_batch_size to 1 but it still runs out of memory."
+    assert said in dev_text()
+    items = _ranked(kb, said, "micro-batch-too-large").scored.items
+    assert [i.weight for i in items if i.weight > 0 and i.kind in ("fact", "signal")] == []
+    assert any(i.weight < 0 for i in items if i.kind in ("fact", "signal"))
+
+
 @pytest.mark.parametrize(
     ("said", "cause"),
     [
