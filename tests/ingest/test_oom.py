@@ -173,3 +173,29 @@ def test_a_message_before_21_tells_how_much_of_the_card_is_held_elsewhere(
 def test_a_message_from_21_lists_processes_instead_of_an_unaccounted_share(fixture_path):
     got = facts_of(Path(fixture_path("oom/torch21_other_process.txt")).read_text(encoding="utf-8"))
     assert "unaccounted_gpu_share" not in got
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [
+        # illuin-tech/colpali#87 (development): one allocation larger than the whole card
+        (
+            "CUDA out of memory. Tried to allocate 59.39 GiB. GPU 0 has a total capacity of 23.55 GiB of which 11.38 "
+            "GiB is free. Process 1712302 has 12.16 GiB memory in use.",
+            2.52,
+        ),
+        (
+            "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.69 GiB total capacity; "
+            "1.90 GiB already allocated; 0 bytes free; 2.01 GiB reserved in total by PyTorch)",
+            0.0,
+        ),
+    ],
+)
+def test_the_failed_allocation_is_measured_against_the_card(text: str, share: float) -> None:
+    assert facts_of(text)["oom_request_gpu_share"] == share
+
+
+def test_no_share_of_the_card_without_its_capacity() -> None:
+    assert "oom_request_gpu_share" not in facts_of(
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    )

@@ -256,6 +256,9 @@ def findings(report: OomReport, reports: Sequence[OomReport] = ()) -> list[Found
                 add("fragmentation_ratio", round(numbered.reserved_unallocated / held, 4))
         if numbered.requested is not None and numbered.free is not None:
             add("oom_deficit_bytes", max(numbered.requested - numbered.free, 0))
+        if numbered.requested is not None and numbered.capacity:
+            # one allocation as large as the card cannot be placed by any allocator setting or freed process
+            add("oom_request_gpu_share", round(numbered.requested / numbered.capacity, 2))
         if (
             numbered.generation == "pre-2.1"
             and numbered.capacity
