@@ -211,6 +211,14 @@ def facts(text: str) -> dict[str, object]:
         ("按照说明部署后，运行webui.py 后显存不足，显示使用的是我3060 6G的显卡", "out_of_scope", None),
         ("examples/finetune_taiyi_stable_diffusion 全精度要显存26G", "out_of_scope", "image_model"),
         ("Dreambooth training on a 3090 runs out of memory", "out_of_scope", "image_model"),
+        # a quantized model loaded or run keeps its bits (a quantization job's bits are only its target)
+        ("想使用8bit量化模型跑，按照说明修改 load_in_8bit=True", "quantization", "8bit"),
+        (
+            "After quantizing the model to 4-bit I load it with AutoGPTQForCausalLM.from_quantized(path) and "
+            "generation runs out of memory",
+            "quantization",
+            "4bit",
+        ),
         # models by family and size
         ("fine-tuning llama 65b with LoRA", "model_name", "llama-65b"),
         ("百川13B 全参微调", "model_name", "baichuan-13b"),
@@ -235,6 +243,14 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("should I reduce the batch size?", "tried_without_effect"),
         ("I reduced the batch size and it still works, only slower", "tried_without_effect"),
         ("I changed the train_batch_size from 8 to 2 and it works now", "tried_without_effect"),
+        # quantizing a model loads it in 16 bits: the bits are the job's target (AutoGPTQ#179, development)
+        (
+            "I use 32G V100 to try to quantize llama-13B ckpt, but it will report CUDA OUT OF MEMORY.\n"
+            "quantize_config = BaseQuantizeConfig(\n    bits=4,  # quantize model to 4-bit\n)",
+            "quantization",
+        ),
+        ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
+        ("对Llama-3-70B-Instruct进行量化的时候会出现OOM，w4a16 int4", "quantization"),
         ("llama-7b works fine", "model_name"),  # only the model that worked
         ("Is there a memory leak in the trainer?", "memory_growth"),
         ("有没有显存泄漏的问题", "memory_growth"),

@@ -1674,6 +1674,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     harness = False
     """Whether the text runs an evaluation harness (``lm_eval``): its ``--batch_size`` is the evaluation batch."""
     beside = False
+    quantizing = False
+    loads_quantized = False
+    """Whether the text's job is quantizing a model (GPTQ, AWQ): its bits are the target, not the weights loaded."""
     """Whether the text says something else runs beside the run on the same card ("in the background", "同一张卡上挂着")."""
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
@@ -1699,6 +1702,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the line before said only that what follows is the change ("改成", "changed it to:")."""
     for number, raw_line in lines:
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
+        quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
+        # "AutoGPTQForCausalLM.from_quantized(..., quantize_config=BaseQuantizeConfig(bits=4))" loads a quantized model
+        loads_quantized = loads_quantized or "from_quantized" in raw_line
         frame = _SHARDING_FRAME.search(raw_line)
         if frame is not None:
             put([("distributed", "fsdp" if "fsdp" in frame.group(0) else "deepspeed")], number, frame.group(0))
@@ -1994,6 +2000,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         out["resolved_by"] = Found(
             "resolved_by", ",".join(changed), fix_line or 1, None, "what the text says made the run work"
         )
+    if quantizing and not loads_quantized and "quantization" in out:
+        # "I use 32G V100 to try to quantize llama-13B ... BaseQuantizeConfig(bits=4)" (AutoGPTQ#179): the model in
+        # memory is the 16-bit one being quantized
+        del out["quantization"]
     in_vain = sorted(name for name in tried if name not in fixed)
     if in_vain:
         out["tried_without_effect"] = Found(
@@ -2031,6 +2041,16 @@ def _per_card(out: dict[str, Found]) -> None:
     elif total_gb > 256:
         del out["gpu_memory_bytes"]  # no card has that much: a total we cannot split
 
+
+#: A job that quantizes a model: GPTQ's and AWQ's quantize calls, "to quantize llama-13B", "when quantizing",
+#: "对Llama-3-70B-Instruct进行量化的时候" (not a quantized model run: "想使用8bit量化模型跑").
+_QUANTIZING = re.compile(
+    r"\.quantize\(\s*(?:[a-z_]\w*\s*[,)=]|$)|"
+    r"\b(?:to|when|while|for)\s+quantiz(?:e|ing)\s+(?:the\s+|a\s+|my\s+|this\s+)?(?:model|[\w.-]*\d+(?:\.\d+)?\s*b\b)|"
+    r"\bquantizing\s+(?:the\s+|a\s+|my\s+|this\s+)?(?:model|[\w.-]*\d+(?:\.\d+)?\s*b\b)|"
+    r"进行(?:gptq|awq)?量化(?:的时候|时|过程)|量化(?:的)?过程中",
+    _I,
+)
 
 #: Words before a size that make it memory in use, not the card's: "another process is using 10GB".
 _USED_BEFORE = re.compile(
