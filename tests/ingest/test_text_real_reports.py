@@ -1445,6 +1445,21 @@ def test_a_card_size_next_to_its_name_is_the_cards_but_a_bigger_one_is_the_hosts
     assert facts("my machine has 32GB RAM and an A100")["host_ram_bytes"] == 32 * 2**30
 
 
+def test_an_apple_silicon_macs_ram_is_the_accelerators_memory() -> None:
+    # ml-explore/mlx-examples#576 (development): on unified memory, the RAM that ran out is the device's
+    got = facts(
+        "Despite attempts to increase the max-sequence parameter, my M1 Pro Mac with 16GB RAM runs out of memory, "
+        "leading to text truncation."
+    )
+    assert got["error_kind"] == "cuda_oom"
+    assert got["gpu_memory_bytes"] == 16 * 2**30
+    assert "host_ram_bytes" not in got
+    assert facts("mlx_lm.lora on my Mac M2 Max 32GB, the process gets killed")["gpu_memory_bytes"] == 32 * 2**30
+    # a Mac named beside an NVIDIA card is not where the run is
+    beside = facts("I ssh from my M1 MacBook into a box with an RTX 4090 and 64GB RAM; the process is killed for RAM")
+    assert beside["host_ram_bytes"] == 64 * 2**30
+
+
 #: Development-record words for the phase (loading and generation said in plain words) and the launcher or
 #: sharding a run uses (a multi-process launcher, DeepSpeed's and FSDP's own files and flags).
 PHASE_AND_LAUNCH_DEV_PHRASES = {

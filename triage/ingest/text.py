@@ -1675,6 +1675,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the text runs an evaluation harness (``lm_eval``): its ``--batch_size`` is the evaluation batch."""
     beside = False
     quantizing = False
+    apple = nvidia = False
+    """Whether the text runs on an Apple Silicon Mac (unified memory) and whether it names an NVIDIA card or CUDA."""
     loads_quantized = False
     """Whether the text's job is quantizing a model (GPTQ, AWQ): its bits are the target, not the weights loaded."""
     """Whether the text says something else runs beside the run on the same card ("in the background", "同一张卡上挂着")."""
@@ -1703,6 +1705,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     for number, raw_line in lines:
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
         quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
+        apple = apple or _APPLE_SILICON.search(raw_line) is not None
+        nvidia = nvidia or _NVIDIA.search(raw_line) is not None
         # "AutoGPTQForCausalLM.from_quantized(..., quantize_config=BaseQuantizeConfig(bits=4))" loads a quantized model
         loads_quantized = loads_quantized or "from_quantized" in raw_line
         frame = _SHARDING_FRAME.search(raw_line)
@@ -1968,6 +1972,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         # ... 内存不足" (显存 said, no host memory named or sized: on development, none of the six such reports was a
         # host-RAM one)
         out["error_kind"] = Found("error_kind", "cuda_oom", kind.line, kind.excerpt, "内存 here is the card's memory")
+    if apple and not nvidia:
+        _unified_memory(out)
     if harness and "phase" not in out:
         put([("phase", "evaluation")], 1, "lm_eval", "an evaluation harness runs no training")
     if harness and "batch_size" in out and "eval_batch_size" not in out:
@@ -2014,6 +2020,35 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             "what the text says was lowered while the run still failed",
         )
     return list(out.values())
+
+
+#: An Apple Silicon Mac, whose RAM is the accelerator's memory: "my M1 Pro Mac with 16GB RAM", "MacBook Air M5", MLX,
+#: the mps device.
+_APPLE_SILICON = re.compile(
+    r"\bm[1-5](?:\s*(?:pro|max|ultra))?\b[^.\n]{0,20}\b(?:mac|macbook|mac\s*mini|mac\s*studio|chip)\b|"
+    r"\b(?:mac|macbook(?:\s*(?:air|pro))?|mac\s*mini|mac\s*studio)\b[^.\n]{0,20}\bm[1-5]\b|"
+    r"\bapple\s+silicon\b|\bunified\s+memory\b|(?<![\w-])mlx(?:[-_]lm)?\b|\bdevice\s*=\s*[\"']mps[\"']|"
+    r"\bto\([\"']mps[\"']\)|\bMPS backend\b",
+    _I,
+)
+#: An NVIDIA card or CUDA named: then the Mac is not where the run is.
+_NVIDIA = re.compile(
+    r"\bcuda\b|\bnvidia\b|\b(?:rtx|gtx)\s*\d|\b(?:a100|h100|a800|h800|v100|t4|l4|l40s?|a10g?|a6000|3090|4090)\b",
+    _I,
+)
+
+
+def _unified_memory(out: dict[str, Found]) -> None:
+    """On an Apple Silicon Mac the RAM is the accelerator's memory: what ran out is that memory (read as an
+    accelerator OOM, as the MPS backend's own message is), and the RAM's size is the device's."""
+    kind, ram = out.get("error_kind"), out.get("host_ram_bytes")
+    note = "an Apple Silicon Mac's RAM is the accelerator's (unified) memory"
+    if kind is not None and kind.raw == "host_oom":
+        out["error_kind"] = Found("error_kind", "cuda_oom", kind.line, kind.excerpt, note)
+    if ram is not None:
+        del out["host_ram_bytes"]
+        if "gpu_memory_bytes" not in out:
+            out["gpu_memory_bytes"] = Found("gpu_memory_bytes", ram.raw, ram.line, ram.excerpt, note)
 
 
 def _per_card(out: dict[str, Found]) -> None:
