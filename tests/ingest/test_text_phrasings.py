@@ -312,6 +312,18 @@ def test_does_not_read(text: str, name: str) -> None:
 @pytest.mark.parametrize(
     ("text", "changed", "not_a_fact"),
     [
+        # the failures lasted until the change (oobabooga/textgen#28, development)
+        (
+            "I used to get a lot of CUDA out-of-memory errors when generating text, until I added use_cache=False to "
+            "the from_pretrained call.",
+            "use_cache",
+            "use_cache",
+        ),
+        (
+            "it kept running out of memory until I set gradient_checkpointing=True",
+            "gradient_checkpointing",
+            "gradient_checkpointing",
+        ),
         ("bitsandbytes 0.38 OOMs, it doesn't happen when using bitsandbytes==0.37.2", "bitsandbytes_version", None),
         ("需要把cutoff_len降低到1024才能正常训练", "max_length", "max_length"),
         ("ds_z3_config.json 会 OOM，换成 ds_z3_offload_config.json 就可以跑起来", "offload", "offload"),

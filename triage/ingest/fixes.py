@@ -43,6 +43,10 @@ _FIX_BEFORE = re.compile(
     r"\b(?:runs?|ran|works?|worked|trains?|trained|fits?)\b[^,;]{0,40}?\bonly\s+(?:when|if|after|once)\s+(?:i\s+|we\s+)?"
     r"(?:set(?:ting)?|us(?:e|ing)|reduc\w+|lower\w*|chang\w+|decreas\w+)?\s*(?:the\s+)?[\w-]*$|"
     r"(?:改成|换成|改为|改用|换用)[^，,。；;]{0,4}$|"
+    # the failures lasted until the change: "I used to get a lot of CUDA out-of-memory errors when generating text,
+    # until I added use_cache=False" (oobabooga/textgen#28)
+    r"\buntil\s+(?:i|we)\s+(?:finally\s+)?(?:added|set|used|passed|changed|switched\s+to|turned\s+(?:on|off)|enabled|"
+    r"disabled|removed|lowered|reduced)\s+(?:the\s+|a\s+)?[`\w-]*$|"
     # "The key solution was to set `use_cache=False`", "the fix is to pass ..."
     r"\b(?:the\s+)?(?:key\s+|main\s+|real\s+|only\s+)?(?:solution|fix|workaround)\s+(?:was|is)\s+(?:to\s+)?"
     r"(?:set(?:ting)?|use|using|pass(?:ing)?|add(?:ing)?|enabl\w+|disabl\w+|turn\w*\s+(?:on|off))?\s*(?:the\s+)?[`\w-]*$",
