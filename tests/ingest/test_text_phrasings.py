@@ -211,6 +211,13 @@ def facts(text: str) -> dict[str, object]:
         ("按照说明部署后，运行webui.py 后显存不足，显示使用的是我3060 6G的显卡", "out_of_scope", None),
         ("examples/finetune_taiyi_stable_diffusion 全精度要显存26G", "out_of_scope", "image_model"),
         ("Dreambooth training on a 3090 runs out of memory", "out_of_scope", "image_model"),
+        # a run that only evaluates: its batch is the evaluation batch (kundajelab/DART-Eval#9, development)
+        (
+            "I'm running Task 1 zero-shot evaluation on an NVIDIA A100 (80 GB VRAM) using the default batch_size=1024 "
+            "in gena_lm.py and encountering CUDA OOM errors.",
+            "eval_batch_size",
+            1024,
+        ),
         # a quantized model loaded or run keeps its bits (a quantization job's bits are only its target)
         ("想使用8bit量化模型跑，按照说明修改 load_in_8bit=True", "quantization", "8bit"),
         (
@@ -250,6 +257,12 @@ def test_reads(text: str, name: str, value: object) -> None:
             "quantization",
         ),
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
+        (
+            "I'm running Task 1 zero-shot evaluation on an A100 using the default batch_size=1024 and get CUDA OOM.",
+            "batch_size",
+        ),
+        # training named too: the batch may be the training one
+        ("Fine-tuning with batch_size=8 goes out of memory during evaluation", "eval_batch_size"),
         ("对Llama-3-70B-Instruct进行量化的时候会出现OOM，w4a16 int4", "quantization"),
         ("llama-7b works fine", "model_name"),  # only the model that worked
         ("Is there a memory leak in the trainer?", "memory_growth"),

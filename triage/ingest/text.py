@@ -1675,6 +1675,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the text runs an evaluation harness (``lm_eval``): its ``--batch_size`` is the evaluation batch."""
     beside = False
     quantizing = False
+    training_said = False
+    """Whether the text speaks of training or fine-tuning at all (then a batch size may be the training batch)."""
     apple = nvidia = False
     """Whether the text runs on an Apple Silicon Mac (unified memory) and whether it names an NVIDIA card or CUDA."""
     loads_quantized = False
@@ -1705,6 +1707,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     for number, raw_line in lines:
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
         quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
+        training_said = training_said or _TRAINING_SAID.search(raw_line) is not None
         apple = apple or _APPLE_SILICON.search(raw_line) is not None
         nvidia = nvidia or _NVIDIA.search(raw_line) is not None
         # "AutoGPTQForCausalLM.from_quantized(..., quantize_config=BaseQuantizeConfig(bits=4))" loads a quantized model
@@ -1976,14 +1979,21 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         _unified_memory(out)
     if harness and "phase" not in out:
         put([("phase", "evaluation")], 1, "lm_eval", "an evaluation harness runs no training")
-    if harness and "batch_size" in out and "eval_batch_size" not in out:
+    evaluating = (
+        "phase" in out and out["phase"].raw == "evaluation" and not (training_said or out.keys() & _TRAINING_FACTS)
+    )
+    if (harness or evaluating) and "batch_size" in out and "eval_batch_size" not in out:
+        # an evaluation harness's batch size, or the batch of a run that only evaluates ("zero-shot evaluation ...
+        # using the default batch_size=1024", DART-Eval#9), is the evaluation batch
         batch = out.pop("batch_size")
         out["eval_batch_size"] = Found(
             "eval_batch_size",
             batch.raw,
             batch.line,
             batch.excerpt,
-            "an evaluation harness's batch size is its evaluation batch",
+            "an evaluation harness's batch size is its evaluation batch"
+            if harness
+            else "the run only evaluates, so its batch size is the evaluation batch",
         )
     if "gpu_count" not in out and len(cards_named) == 1 and not several_cards:
         put([("gpu_count", 1)], *cards_named[0], "one card named (an article or 'my' before it)")
@@ -2022,6 +2032,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     return list(out.values())
 
 
+#: Words of training or fine-tuning: a run that says them may have a training batch, even when it fails evaluating.
+_TRAINING_SAID = re.compile(r"\btrain(?:s|ed|ing|er)?\b|fine-?tun|finetun|\bsft\b|训练|微调", _I)
+#: Facts only a training run has.
+_TRAINING_FACTS = frozenset({"finetune_method", "trainer_type", "grad_accum", "gradient_checkpointing", "optimizer"})
 #: An Apple Silicon Mac, whose RAM is the accelerator's memory: "my M1 Pro Mac with 16GB RAM", "MacBook Air M5", MLX,
 #: the mps device.
 _APPLE_SILICON = re.compile(
