@@ -199,3 +199,28 @@ def test_no_share_of_the_card_without_its_capacity() -> None:
     assert "oom_request_gpu_share" not in facts_of(
         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # ymcui/Chinese-XLNet#38 (development): TensorFlow's own words for a GPU allocation that failed
+        (
+            "W tensorflow/core/framework/op_kernel.cc:1401] OP_REQUIRES failed at training_ops.cc:2816 : Resource "
+            "exhausted: OOM when allocating tensor with shape[3072,768] and type float on "
+            "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+            "cuda_oom",
+        ),
+        (
+            "Resource exhausted: OOM when allocating tensor with shape[1024,1024] and type float on "
+            "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu",
+            "host_oom",
+        ),
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8.00GiB.",
+            "cuda_oom",
+        ),
+    ],
+)
+def test_tensorflow_and_xla_say_which_memory_ran_out(text: str, kind: str) -> None:
+    assert facts_of(text)["error_kind"] == kind

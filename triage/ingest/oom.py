@@ -48,6 +48,17 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "cuda_oom",
         "bitsandbytes",
     ),
+    # TensorFlow's and XLA's (JAX's) own words: "Resource exhausted: OOM when allocating tensor with shape[3072,768] and
+    # type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc" (Chinese-XLNet#38)
+    (
+        re.compile(
+            r"OOM when allocating tensor\b[^\n]{0,200}?device:(?:GPU|TPU)"
+            r"|RESOURCE_EXHAUSTED: Out of memory while trying"
+        ),
+        "cuda_oom",
+        "tensorflow",
+    ),
+    (re.compile(r"OOM when allocating tensor\b[^\n]{0,200}?device:CPU"), "host_oom", "tensorflow"),
     (re.compile(r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)"), "host_oom", "cpu-allocator"),
     (re.compile(r"\bMemoryError\b"), "host_oom", "python"),
     (
@@ -212,7 +223,9 @@ def find_reports(lines: Sequence[Line]) -> list[OomReport]:
     return reports
 
 
-_EXPLICIT = {"torch", "mps", "legacy", "cuda", "bitsandbytes", "cublas", "accelerate", "cpu-allocator", "python"}
+_EXPLICIT = {
+    "torch", "mps", "legacy", "cuda", "bitsandbytes", "cublas", "accelerate", "cpu-allocator", "python", "tensorflow"
+}  # fmt: skip
 
 
 def final_report(reports: Sequence[OomReport]) -> OomReport | None:
