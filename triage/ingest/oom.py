@@ -59,7 +59,11 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "tensorflow",
     ),
     (re.compile(r"OOM when allocating tensor\b[^\n]{0,200}?device:CPU"), "host_oom", "tensorflow"),
-    (re.compile(r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)"), "host_oom", "cpu-allocator"),
+    (
+        re.compile(r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)", re.IGNORECASE),
+        "host_oom",
+        "cpu-allocator",
+    ),
     (re.compile(r"\bMemoryError\b"), "host_oom", "python"),
     (
         re.compile(r"oom[-_]kill|OOMKilled|Out of memory: Kill(?:ed)? process|Memory cgroup out of memory"),
@@ -76,7 +80,11 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     ),
     # also glued to a progress bar ("0/2 [00:00<?, ?it/s]Killed") or after a shell job number ("[1]+  Killed")
     (
-        re.compile(r"^\s*Killed\s*$|^\s*Killed\s+\S|(?<!\d)\d+\s+Killed\s+\S|: Killed$|\]\+?\s*Killed(?:\s|$)"),
+        # zsh says it in lower case: "[1]    26478 killed     python test.py" (Baichuan2#138)
+        re.compile(
+            r"^\s*Killed\s*$|^\s*Killed\s+\S|(?<!\d)\d+\s+Killed\s+\S|: Killed$|\]\+?\s*Killed(?:\s|$)"
+            r"|\[\d+\]\s+\d+\s+killed\s+\S"
+        ),
         "host_oom",
         "killed",
     ),

@@ -1059,8 +1059,18 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:cpu|host|system)\s+(?:oom|out\s+of\s+memory)\b|\bnot\s+(?:the\s+)?gpu\s+memory\b|"
         r"\b(?:system|host|cpu)\s+(?:ram|memory)\s+(?:fills?\s+up|filled\s+up|is\s+full|maxes\s+out|maxed\s+out)\b|"
         r"\b(?:the\s+)?(?:linux\s+)?(?:kernel|oom[- ]?killer)\s+(?:kills?|killed|terminat(?:es|ed))\b|"
-        r"\b(?:cpu|host|system)\s+ram\s+(?:keeps?|kept)\b|\bout\s+of\s+(?:my\s+|the\s+)?(?:\d+\s*G[B]?\s+)?(?:cpu\s+|host\s+|system\s+)?ram\b",
-        _simple("error_kind", "host_oom"),
+        r"\b(?:cpu|host|system)\s+ram\s+(?:keeps?|kept)\b|\bout\s+of\s+(?:my\s+|the\s+)?(?:\d+\s*G[B]?\s+)?(?:cpu\s+|host\s+|system\s+)?ram\b|"
+        # "out-of-memory (CPU memory)" (NeMo#11784); a notebook kernel that dies or is restarted, which is what the
+        # OOM killer does to it ("Kernel dying when running the SST classification example", "score() causes kernel
+        # restart", "the jupyter-kernel is forced to restart")
+        r"\bout[- ]of[- ]memory\s*\((?:cpu|host|system)\s+(?:memory|ram)\)|"
+        # (not a restart the user makes to free memory: "only a kernel restart frees it", "I restarted the kernel")
+        r"\bkernel\s+(?:keeps\s+|kept\s+)?(?:died|dies|dying)\b|\bkernel\s+appears\s+to\s+have\s+died\b|"
+        r"\b(?:caus\w*|forc\w*|leads?\s+to|trigger\w*)\s+(?:a\s+|the\s+)?(?:jupyter[- ])?kernel\s+(?:to\s+)?restart|"
+        r"\bkernel\s+(?:is|was|gets|got)\s+forced\s+to\s+restart|"
+        r"\bkernel\s+(?:restarts|restarted)\s+(?:itself|automatically|on\s+its\s+own)\b|"
+        r"(?:kernel|内核)\s*(?:挂了|崩溃了?|重启了?)",
+        _unless_negated(_simple("error_kind", "host_oom")),
     ),
     # the allocator's spare memory said in prose, not in the OOM message: "reserved but unallocated memory is 6 GiB"
     (
