@@ -224,3 +224,17 @@ def test_no_share_of_the_card_without_its_capacity() -> None:
 )
 def test_tensorflow_and_xla_say_which_memory_ran_out(text: str, kind: str) -> None:
     assert facts_of(text)["error_kind"] == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # zsh says it in lower case (Baichuan2#138, development)
+        "Loading checkpoint shards:   0%|   | 0/3 [00:00<?, ?it/s][1]    26478 killed     python test.py",
+        # either case (LlamaFactory#3586, development)
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:83] DefaultCPUAllocator: Can't allocate memory: you tried to "
+        "allocate 1048576 bytes.",
+    ],
+)
+def test_a_host_kill_or_allocator_failure_in_other_spellings(text: str) -> None:
+    assert facts_of(text)["error_kind"] == "host_oom"

@@ -211,18 +211,11 @@ def facts(text: str) -> dict[str, object]:
         ("按照说明部署后，运行webui.py 后显存不足，显示使用的是我3060 6G的显卡", "out_of_scope", None),
         ("examples/finetune_taiyi_stable_diffusion 全精度要显存26G", "out_of_scope", "image_model"),
         ("Dreambooth training on a 3090 runs out of memory", "out_of_scope", "image_model"),
-        # host RAM said in other ways (development: NeMo#11784, IndicoDataSolutions/finetune#123, bert_score#80,
-        # Baichuan2#138, LlamaFactory#3586)
+        # host RAM said in other ways (development: NeMo#11784, IndicoDataSolutions/finetune#123, bert_score#80)
         ("NeMo Llama 2 70B Pre-Training 20TB Dataset out-of-memory (CPU memory)", "error_kind", "host_oom"),
         ("Kernel dying when running the SST classification example.", "error_kind", "host_oom"),
         ("after some minutes the jupyter-kernel is forced to restart", "error_kind", "host_oom"),
         ("score() causes kernel restart", "error_kind", "host_oom"),
-        (
-            "Loading checkpoint shards:   0%|   | 0/3 [00:00<?, ?it/s][1]    26478 killed     python test.py",
-            "error_kind",
-            "host_oom",
-        ),
-        ("DefaultCPUAllocator: Can't allocate memory when finetuning Llama-3-8B", "error_kind", "host_oom"),
         # a run that only evaluates: its batch is the evaluation batch (kundajelab/DART-Eval#9, development)
         (
             "I'm running Task 1 zero-shot evaluation on an NVIDIA A100 (80 GB VRAM) using the default batch_size=1024 "
