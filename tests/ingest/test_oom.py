@@ -220,6 +220,13 @@ def test_no_share_of_the_card_without_its_capacity() -> None:
             "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8.00GiB.",
             "cuda_oom",
         ),
+        # the CUDA driver API's name, and llama.cpp's allocation failure
+        (
+            "E external/xla/xla/stream_executor/cuda/cuda_driver.cc:628] failed to allocate 7.50G (8053063680 bytes) "
+            "from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+            "cuda_oom",
+        ),
+        ("ggml_backend_cuda_buffer_type_alloc_buffer: cudaMalloc failed: out of memory", "cuda_oom"),
     ],
 )
 def test_tensorflow_and_xla_say_which_memory_ran_out(text: str, kind: str) -> None:

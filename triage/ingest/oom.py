@@ -42,7 +42,15 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"MPS backend out of memory"), "cuda_oom", "mps"),
     (re.compile(r"OutOfMemoryError"), "cuda_oom", "torch"),
     (re.compile(r"cuda runtime error \(2\) : out of memory|THCudaCheck FAIL.*out of memory"), "cuda_oom", "legacy"),
-    (re.compile(r"CUDA error: out of memory|Cuda failure '?out of memory"), "cuda_oom", "cuda"),
+    # also the driver API's name (JAX, TensorFlow, CuPy) and llama.cpp's / ggml's allocation failure
+    (
+        re.compile(
+            r"CUDA error: out of memory|Cuda failure '?out of memory|CUDA_ERROR_OUT_OF_MEMORY"
+            r"|cudaMalloc failed: out of memory"
+        ),
+        "cuda_oom",
+        "cuda",
+    ),
     (
         re.compile(r"Error out of memory at line \d+ in file \S*(?:bitsandbytes|pythonInterface|ops)\S*"),
         "cuda_oom",
