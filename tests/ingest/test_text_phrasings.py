@@ -223,6 +223,12 @@ def facts(text: str) -> dict[str, object]:
             "eval_batch_size",
             1024,
         ),
+        # bitsandbytes "quantizes the model" as it loads it: its bits are the weights'
+        (
+            "I use bitsandbytes load_in_4bit to quantize the model for QLoRA fine-tuning of llama-13b and it OOMs",
+            "quantization",
+            "4bit",
+        ),
         # a quantized model loaded or run keeps its bits (a quantization job's bits are only its target)
         ("想使用8bit量化模型跑，按照说明修改 load_in_8bit=True", "quantization", "8bit"),
         (
@@ -264,6 +270,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
         # a kernel restart the user makes to free memory is not the kernel dying
         ("only a kernel restart frees the GPU memory", "error_kind"),
+        # a path that names mlx is not a Mac
+        ("OUTPUT_PATH=/mnt/bn/simple-nas/mlx/users/x/playground and 16GB RAM process killed", "gpu_memory_bytes"),
         ("I restarted the kernel and then it worked", "error_kind"),
         (
             "I'm running Task 1 zero-shot evaluation on an A100 using the default batch_size=1024 and get CUDA OOM.",

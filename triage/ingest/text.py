@@ -1684,14 +1684,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     harness = False
     """Whether the text runs an evaluation harness (``lm_eval``): its ``--batch_size`` is the evaluation batch."""
     beside = False
+    """Whether the text says something else runs beside the run on the same card ("in the background", "同一张卡上挂着")."""
     quantizing = False
+    """Whether the text's job is quantizing a model (GPTQ, AWQ): its bits are the target, not the weights loaded."""
+    loads_quantized = False
+    """Whether the text loads a model already quantized (``from_quantized``): then its bits are the weights'."""
     training_said = False
     """Whether the text speaks of training or fine-tuning at all (then a batch size may be the training batch)."""
     apple = nvidia = False
     """Whether the text runs on an Apple Silicon Mac (unified memory) and whether it names an NVIDIA card or CUDA."""
-    loads_quantized = False
-    """Whether the text's job is quantizing a model (GPTQ, AWQ): its bits are the target, not the weights loaded."""
-    """Whether the text says something else runs beside the run on the same card ("in the background", "同一张卡上挂着")."""
 
     def put(pairs: list[tuple[str, object]], number: int, said: str, note: str | None = None) -> None:
         for name, value in pairs:
@@ -2026,9 +2027,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         out["resolved_by"] = Found(
             "resolved_by", ",".join(changed), fix_line or 1, None, "what the text says made the run work"
         )
-    if quantizing and not loads_quantized and "quantization" in out:
+    bnb = "quant_method" in out and out["quant_method"].raw == "bitsandbytes"
+    qlora = "finetune_method" in out and out["finetune_method"].raw == "qlora"
+    if quantizing and not (loads_quantized or bnb or qlora) and "quantization" in out:
         # "I use 32G V100 to try to quantize llama-13B ... BaseQuantizeConfig(bits=4)" (AutoGPTQ#179): the model in
-        # memory is the 16-bit one being quantized
+        # memory is the 16-bit one being quantized (bitsandbytes, which "quantizes the model" as it loads it, keeps
+        # its bits)
         del out["quantization"]
     in_vain = sorted(name for name in tried if name not in fixed)
     if in_vain:
@@ -2051,7 +2055,7 @@ _TRAINING_FACTS = frozenset({"finetune_method", "trainer_type", "grad_accum", "g
 _APPLE_SILICON = re.compile(
     r"\bm[1-5](?:\s*(?:pro|max|ultra))?\b[^.\n]{0,20}\b(?:mac|macbook|mac\s*mini|mac\s*studio|chip)\b|"
     r"\b(?:mac|macbook(?:\s*(?:air|pro))?|mac\s*mini|mac\s*studio)\b[^.\n]{0,20}\bm[1-5]\b|"
-    r"\bapple\s+silicon\b|\bunified\s+memory\b|(?<![\w-])mlx(?:[-_]lm)?\b|\bdevice\s*=\s*[\"']mps[\"']|"
+    r"\bapple\s+silicon\b|\bunified\s+memory\b|(?<![\w/-])mlx(?:[-_]lm)?\b(?!/)|\bdevice\s*=\s*[\"']mps[\"']|"
     r"\bto\([\"']mps[\"']\)|\bMPS backend\b",
     _I,
 )
