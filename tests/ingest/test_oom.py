@@ -238,6 +238,10 @@ def test_tensorflow_and_xla_say_which_memory_ran_out(text: str, kind: str) -> No
     [
         # zsh says it in lower case (Baichuan2#138, development)
         "Loading checkpoint shards:   0%|   | 0/3 [00:00<?, ?it/s][1]    26478 killed     python test.py",
+        # Windows out of virtual memory (commit charge), in English and Chinese
+        "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading "
+        "caffe2_detectron_ops_gpu.dll",
+        "OSError: [WinError 1455] 页面文件太小，无法完成操作。",
         # either case (LlamaFactory#3586, development)
         "RuntimeError: [enforce fail at alloc_cpu.cpp:83] DefaultCPUAllocator: Can't allocate memory: you tried to "
         "allocate 1048576 bytes.",

@@ -92,7 +92,7 @@ TRIGGER = re.compile(
     r"|Out of memory|out of memory|^\s*Killed\b|\bKilled\s+(?:process|python)|(?<!\d)\d+\s+Killed\b|\]\+?\s*Killed\b"
     r"|exit\s?code\s*+[:=]?\s*+-?(?:9|137)\b|exit status:?\s*(?:-9|137)\b|return\s?code\s*+[:=]?\s*+-9\b"
     r"|SIGKILL|MemoryError|^\w*(?:Error|Exception)\b|OOM when allocating tensor|RESOURCE_EXHAUSTED: Out of memory"
-    r"|\[\d+\]\s+\d+\s+killed\s"
+    r"|\[\d+\]\s+\d+\s+killed\s|WinError 1455|paging file is too small"
 )
 #: A segment without any of these cannot be a trigger (every trigger also needs one of the words).
 _TRIGGER_WORD = re.compile("|".join(re.escape(w) for w in _TRIGGER_WORDS))

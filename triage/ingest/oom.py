@@ -72,6 +72,9 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "host_oom",
         "cpu-allocator",
     ),
+    # Windows ran out of virtual memory (commit charge) while loading: "OSError: [WinError 1455] The paging file is too
+    # small for this operation to complete" (页面文件太小，无法完成操作)
+    (re.compile(r"WinError 1455|paging file is too small|页面文件太小"), "host_oom", "windows-pagefile"),
     (re.compile(r"\bMemoryError\b"), "host_oom", "python"),
     (
         re.compile(r"oom[-_]kill|OOMKilled|Out of memory: Kill(?:ed)? process|Memory cgroup out of memory"),
@@ -240,7 +243,8 @@ def find_reports(lines: Sequence[Line]) -> list[OomReport]:
 
 
 _EXPLICIT = {
-    "torch", "mps", "legacy", "cuda", "bitsandbytes", "cublas", "accelerate", "cpu-allocator", "python", "tensorflow"
+    "torch", "mps", "legacy", "cuda", "bitsandbytes", "cublas", "accelerate", "cpu-allocator", "python", "tensorflow",
+    "windows-pagefile",
 }  # fmt: skip
 
 
