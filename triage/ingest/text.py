@@ -1720,7 +1720,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
         training_said = training_said or _TRAINING_SAID.search(raw_line) is not None
         apple = apple or _APPLE_SILICON.search(raw_line) is not None
-        nvidia = nvidia or _NVIDIA.search(raw_line) is not None
+        nvidia = nvidia or _CUDA_WORDS.search(raw_line) is not None or bool(mentions(raw_line))
         # "AutoGPTQForCausalLM.from_quantized(..., quantize_config=BaseQuantizeConfig(bits=4))" loads a quantized model
         loads_quantized = loads_quantized or "from_quantized" in raw_line
         frame = _SHARDING_FRAME.search(raw_line)
@@ -2059,11 +2059,9 @@ _APPLE_SILICON = re.compile(
     r"\bto\([\"']mps[\"']\)|\bMPS backend\b",
     _I,
 )
-#: An NVIDIA card or CUDA named: then the Mac is not where the run is.
-_NVIDIA = re.compile(
-    r"\bcuda\b|\bnvidia\b|\b(?:rtx|gtx)\s*\d|\b(?:a100|h100|a800|h800|v100|t4|l4|l40s?|a10g?|a6000|3090|4090)\b",
-    _I,
-)
+#: CUDA or NVIDIA named (a card of the GPU table named counts too, :func:`~triage.hardware.gpus.mentions`): then the
+#: Mac is not where the run is.
+_CUDA_WORDS = re.compile(r"\bcuda\b|\bnvidia\b", _I)
 
 
 def _unified_memory(out: dict[str, Found]) -> None:
