@@ -64,6 +64,28 @@ def test_close_sizes_do_not_conflict(specs, fixture_path):
     assert by_name(g)["gpu_memory_bytes"].source.kind == "env"
 
 
+_SMALL_CARD_OOM = (
+    "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 4; 3.82 GiB total capacity; 2.94 GiB already allocated; "
+    "6.62 MiB free; 3.06 GiB reserved in total by PyTorch)"
+)
+
+
+def test_message_card_against_the_card_the_user_names(specs, fixture_path):
+    # "my card has 80GB" while the message's card has 3.82 GiB: the run used another GPU (VisualGLM-6B#57)
+    facts = by_name(gather(specs, symptoms=[f"我显卡的显存明明是80GB，为什么却提示只有很少？\n{_SMALL_CARD_OOM}"]))
+    assert facts["oom_capacity_stated_share"].value == 0.05
+    assert facts["gpu_memory_bytes"].value == int(3.82 * GiB)  # the card that ran out is the one measured
+    # the same card in both: nvidia-smi's 24576MiB and the log's 23.69 GiB
+    same = by_name(
+        gather(specs, logs=[fixture_path("oom/torch20_backward.log")], envs=[fixture_path("env/nvidia_smi.txt")])
+    )
+    assert same["oom_capacity_stated_share"].value >= 0.95
+    # a card given as a flag counts as said, and a message alone (nothing stated) derives nothing
+    cli = Fact("gpu_memory_bytes", 40 * GiB, Source("cli", excerpt="--gpu-memory 40GiB"))
+    assert by_name(gather(specs, symptoms=[_SMALL_CARD_OOM], cli_facts=[cli]))["oom_capacity_stated_share"].value == 0.1
+    assert "oom_capacity_stated_share" not in by_name(gather(specs, symptoms=[_SMALL_CARD_OOM]))
+
+
 def test_pasted_oom_message_as_symptom(specs, fixture_path):
     text = Path(fixture_path("oom/torch23_fragmented.txt")).read_text(encoding="utf-8")
     facts = by_name(gather(specs, symptoms=[text]))

@@ -127,6 +127,25 @@ def _derive_trained_before_oom(chosen: dict[str, Fact]) -> None:
     chosen["trained_before_oom"] = Fact("trained_before_oom", step.value > 0, step.source)
 
 
+def _derive_capacity_share(chosen: dict[str, Fact], capacities: Sequence[Fact], stated: Sequence[Fact]) -> None:
+    """How much of the GPU the user says they have the OOM message's card had (``oom_capacity_stated_share``).
+
+    ``capacities`` are the total capacities OOM messages report, ``stated`` every other reading of the GPU's memory
+    (the text, an environment report, a config, a flag). A message's card with a fraction of the stated one is a
+    different, smaller GPU (or a MIG slice) than the one the user meant to run on. The last message counts; against
+    the largest card stated, so that of two cards named, the message is weighed against the one the user expects.
+    """
+    if not capacities or not stated or "oom_capacity_stated_share" in chosen:
+        return
+    last = capacities[-1]
+    largest = max(stated, key=lambda f: f.value if isinstance(f.value, int) else 0)
+    if not isinstance(last.value, int) or not isinstance(largest.value, int) or largest.value <= 0:
+        return
+    chosen["oom_capacity_stated_share"] = Fact(
+        "oom_capacity_stated_share", round(last.value / largest.value, 2), last.source
+    )
+
+
 def _claim_stdin(path: str, used: list[bool]) -> None:
     if path == "-":
         if used[0]:
@@ -164,17 +183,23 @@ def gather(
     read_as: list[tuple[str, str]] = []
     excerpts: list[str] = []
 
-    def take(found: Iterable[Found], kind: str, path: str | None) -> None:
+    # the GPU's total memory as OOM messages report it, and as everything else says it
+    capacities: list[Fact] = []
+    stated: list[Fact] = []
+
+    def take(found: Iterable[Found], kind: str, path: str | None, oom: bool = False) -> None:
         facts, problems = to_facts(specs, found, kind, path)
         notes.extend(problems)
         for fact in facts:
+            if fact.name == "gpu_memory_bytes":
+                (capacities if oom else stated).append(fact)
             merger.add(fact)
 
     for text in symptoms:
         if not text:
             continue
         reading = read_log_lines(iter_text_lines(text))
-        take(reading.found, "symptom", None)
+        take(reading.found, "symptom", None, oom=True)
         take(read_lines(iter_text_lines(text)), "symptom", None)
         take([f for f in read_env(iter_text_lines(text)) if f.name != "other_process_bytes"], "symptom", None)
 
@@ -214,7 +239,7 @@ def gather(
         name = "<stdin>" if path == "-" else path
         if kind == "log":
             reading = read_log_lines(iter_file_lines(path, stream))
-            take(reading.found, "log", name)
+            take(reading.found, "log", name, oom=True)
             take(
                 read_lines(
                     (ln.number, ln.text) for w in reading.digest.windows[-1:] for ln in w if "Traceback" not in ln.text
@@ -240,8 +265,11 @@ def gather(
             read_as.append((name, f"config:{config.kind}"))
 
     for fact in cli_facts:
+        if fact.name == "gpu_memory_bytes":
+            stated.append(fact)
         merger.add(fact)
     _derive_trained_before_oom(merger.chosen)
+    _derive_capacity_share(merger.chosen, capacities, stated)
 
     text = "\n".join(s for s in symptoms if s)
     for part in excerpts:
