@@ -396,6 +396,10 @@ def test_a_setting_the_failing_run_had_is_not_the_change() -> None:
         ("I did train with fp16", "mixed_precision", "fp16"),  # a plain setting, not a fix
         ("I reduced max_length to 512 but it still OOMs", "max_length", 512),
         ("how can I full fine-tune rather than lora?", "finetune_method", "full"),
+        # training works with the setting and another phase of the same run fails: the phase differs, not the setting
+        ("Training runs fine with batch_size=8 but it OOMs during evaluation", "batch_size", "8"),
+        ("Training works with per_device_train_batch_size=4, but evaluation runs out of memory", "batch_size", 4),
+        ("It runs fine with gradient_checkpointing=True but crashes when saving the checkpoint", "phase", "saving"),
     ],
 )
 def test_settings_stay_settings(text: str, name: str, value: object) -> None:

@@ -142,6 +142,16 @@ FAILED = re.compile(
 #: A next clause that says the change did not help: "改成 zero3，还是 OOM", "switched to zero3, still OOM".
 _STILL_FAILED = re.compile(r"\s*(?:但是?|可是|然而|but\s+)?(?:还是|仍然|依然|也还是|照样|依旧|\bstill\b|\bagain\b)", _I)
 
+#: A next clause that says another phase of the same run fails: "Training runs fine with batch_size=8 but it OOMs
+#: during evaluation". The setting is the run's, and what differs is the phase, not the setting.
+_OTHER_PHASE_FAILS = re.compile(
+    r"\s*(?:it\s+|then\s+|the\s+run\s+)?(?:ooms?|runs?\s+out\s+of\s+memory|crash(?:es)?|fails?|dies)\b[^.;!?\n]{0,30}?"
+    r"\b(?:during|at|in|on|when|while)\s+(?:the\s+|my\s+)?(?:eval\w*|validat\w*|predict\w*|generat\w*|inference|sav\w*|test\w*)|"
+    r"\s*(?:the\s+)?(?:eval\w*|validation|prediction|generation|inference|saving)\s+(?:then\s+|still\s+)?"
+    r"(?:ooms?|runs?\s+out|crash\w*|fails?)\b",
+    _I,
+)
+
 #: A clause that starts by saying the run worked, right after a setting's clause.
 _FIX_NEXT = re.compile(
     r"\s*(?:then\s+|and\s+)?(?:(?:it|i|we|training|the\s+run|everything|train(?:ing)?\s+step\s*\d+)\s+)?"
@@ -202,4 +212,6 @@ def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     # "换成 DPO 就爆显存了", "改成 zero3，还是 OOM": what was switched to is what failed
     if FAILED.search(rest[: cut.start()] if cut else rest):
         return False
+    if cut is not None and _OTHER_PHASE_FAILS.match(rest, cut.end()):
+        return False  # "training runs fine with batch_size=8 but it OOMs during evaluation"
     return cut is None or _STILL_FAILED.match(rest, cut.end()) is None

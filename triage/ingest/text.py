@@ -1668,6 +1668,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     multi_card = False
     """Whether the text says several cards ("多卡", "multiple GPUs") without a count."""
     gpu_ran_out = False
+    """Whether the text says the card's memory ran out ("显存不够"): then a bare 内存 means the card's too."""
     offload_block = 0
     """The last line of an ``"offload_optimizer": {`` block still looked at for its ``"device"``."""
     zero_block = 0
@@ -1678,7 +1679,6 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the text speaks of the card's memory (显存) at all: then, with no host memory named, a bare 内存 is the card's."""
     host_named = False
     """Whether the text names the host's memory ("CPU内存", "主机内存", "RAM"): then its 内存 is the host's."""
-    """Whether the text says the card's memory ran out ("显存不够"): then a bare 内存 means the card's too."""
     rl_context = False
     """Where the text says several processes share the work, used when no other scheme is named."""
     harness = False
