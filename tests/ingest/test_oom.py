@@ -227,6 +227,8 @@ def test_no_share_of_the_card_without_its_capacity() -> None:
             "cuda_oom",
         ),
         ("ggml_backend_cuda_buffer_type_alloc_buffer: cudaMalloc failed: out of memory", "cuda_oom"),
+        # cuDNN could not allocate its workspace on a full card
+        ("RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED", "cuda_oom"),
     ],
 )
 def test_tensorflow_and_xla_say_which_memory_ran_out(text: str, kind: str) -> None:

@@ -211,6 +211,7 @@ def facts(text: str) -> dict[str, object]:
         ("按照说明部署后，运行webui.py 后显存不足，显示使用的是我3060 6G的显卡", "out_of_scope", None),
         ("examples/finetune_taiyi_stable_diffusion 全精度要显存26G", "out_of_scope", "image_model"),
         ("Dreambooth training on a 3090 runs out of memory", "out_of_scope", "image_model"),
+        ("training a resnet50, cuDNN error: CUDNN_STATUS_ALLOC_FAILED", "out_of_scope", "image_model"),
         # host RAM said in other ways (development: NeMo#11784, IndicoDataSolutions/finetune#123, bert_score#80)
         ("NeMo Llama 2 70B Pre-Training 20TB Dataset out-of-memory (CPU memory)", "error_kind", "host_oom"),
         ("Kernel dying when running the SST classification example.", "error_kind", "host_oom"),
@@ -406,3 +407,15 @@ def test_settings_stay_settings(text: str, name: str, value: object) -> None:
     got = facts(text)
     assert got.get(name) == value, got
     assert "resolved_by" not in got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "LoRA on Qwen2-VL-7B, RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
+        "fine-tuning whisper-large-v3 on a 3090: cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
+    ],
+)
+def test_a_cudnn_error_beside_a_language_model_is_in_scope(text: str) -> None:
+    # cuDNN also runs a language model's vision tower or audio encoder: the error is that run's, not an image model's
+    assert "out_of_scope" not in facts(text)

@@ -88,7 +88,8 @@ class LogDigest:
 _TRIGGER_WORDS = ("rror", "emory", "Killed", "xit", "SIG", "raceback", "kill", "ALLOC", "batch size", "eturn", "OOM")
 TRIGGER = re.compile(
     r"Traceback \(most recent call last\)|(?:CUDA|HIP|XPU|MPS backend) out of memory|OutOfMemoryError"
-    r"|CUBLAS_STATUS_ALLOC_FAILED|DefaultCPUAllocator|No executable batch size|oom[-_]kill|OOMKilled"
+    r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|DefaultCPUAllocator|No executable batch size"
+    r"|oom[-_]kill|OOMKilled"
     r"|Out of memory|out of memory|^\s*Killed\b|\bKilled\s+(?:process|python)|(?<!\d)\d+\s+Killed\b|\]\+?\s*Killed\b"
     r"|exit\s?code\s*+[:=]?\s*+-?(?:9|137)\b|exit status:?\s*(?:-9|137)\b|return\s?code\s*+[:=]?\s*+-9\b"
     r"|SIGKILL|MemoryError|^\w*(?:Error|Exception)\b|OOM when allocating tensor|RESOURCE_EXHAUSTED: Out of memory"

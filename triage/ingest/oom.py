@@ -51,6 +51,9 @@ SIGNATURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "cuda_oom",
         "cuda",
     ),
+    # cuDNN could not allocate its workspace: the card was full when a convolution (a vision tower, an audio encoder)
+    # or an RNN ran, "RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED"
+    (re.compile(r"CUDNN_STATUS_ALLOC_FAILED"), "cuda_oom", "cudnn"),
     (
         re.compile(r"Error out of memory at line \d+ in file \S*(?:bitsandbytes|pythonInterface|ops)\S*"),
         "cuda_oom",
@@ -244,7 +247,7 @@ def find_reports(lines: Sequence[Line]) -> list[OomReport]:
 
 _EXPLICIT = {
     "torch", "mps", "legacy", "cuda", "bitsandbytes", "cublas", "accelerate", "cpu-allocator", "python", "tensorflow",
-    "windows-pagefile",
+    "windows-pagefile", "cudnn",
 }  # fmt: skip
 
 

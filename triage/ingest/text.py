@@ -567,6 +567,15 @@ def _used_memory(m: re.Match[str]) -> list[tuple[str, object]]:
 
 
 #: (regex, extractor); applied to each line in order, the first mention of a fact wins.
+#: Image and video models, and the apps that run them: out of triage's scope.
+_IMAGE_APP_PATTERN = (
+    r"(?<![a-z])stable[ _-]?diffusion\b|\bdreambooth\b|\bkohya|\btext[ -]to[ -]video\b|文生视频|\bdiffusers\b|\bunet\b|"
+    r"\bcontrolnet\b|\bsdxl\b|\bcomfyui\b|\byolo(?:v\d+)?\b|\bresnet\d*\b|文生图|扩散模型"
+)
+_IMAGE_APP = re.compile(_IMAGE_APP_PATTERN, _I)
+#: A cuDNN error, which a CNN raises but so does a language model's vision tower or audio encoder.
+_CUDNN_ONLY = re.compile(r"CUDNN_STATUS", _I)
+
 _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # both batch sizes set at once: "per_device_train_batch_size和per_device_eval_batch_size调到1了"
     (
@@ -973,8 +982,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _simple("out_of_scope", "serving"),
     ),
     (
-        r"(?<![a-z])stable[ _-]?diffusion\b|\bdreambooth\b|\bkohya|\btext[ -]to[ -]video\b|文生视频|\bdiffusers\b|\bunet\b|\bcontrolnet\b|\bsdxl\b|\bcomfyui\b|\byolo(?:v\d+)?\b|"
-        r"\bresnet\d*\b|CUDNN_STATUS|文生图|扩散模型",
+        _IMAGE_APP_PATTERN + r"|CUDNN_STATUS",
         _simple("out_of_scope", "image_model"),
     ),
     # memory that grows, said without an adverb ("显存也在增加", "ram keep increasing", "usage goes up each time")
@@ -1964,6 +1972,17 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     ):
         # "训练 Llama-3-8B LoRA 报错 ... 1375 是我后台开着的 ollama", "Phi-3 LoRA OOMs ... I had ComfyUI running in the
         # background": a server or an image app beside a fine-tune is another process on the card, not the run that failed
+        del out["out_of_scope"]
+    scope = out.get("out_of_scope")
+    if (
+        scope is not None
+        and scope.raw == "image_model"
+        and _CUDNN_ONLY.search(scope.excerpt or "")
+        and not _IMAGE_APP.search(scope.excerpt or "")
+        and any(name in out for name in ("model_name", "model_params_b", "finetune_method", "trainer_type"))
+    ):
+        # "Fine-tuning Qwen2-VL-7B with LoRA ... CUDNN_STATUS_ALLOC_FAILED": cuDNN also runs a language model's vision
+        # tower or audio encoder; named beside a language model it is that run's error, not an image model's
         del out["out_of_scope"]
     batch = out.get("batch_size")
     if per_device_batch is not None and batch is not None and _PLAIN_BATCH_KEY.match(batch.excerpt or ""):
