@@ -8,7 +8,7 @@ import math
 import pytest
 
 from triage.corpus import Label, Record
-from triage.similar import CATEGORY_WEIGHT, SHARE_FLOOR, Index, votes
+from triage.similar import CATEGORY_WEIGHT, SHARE_FLOOR, Index, shown_share, votes
 
 
 def _record(url: str, report: str, category: str, cause_id: str | None = None, scope: str = "in") -> Record:
@@ -16,14 +16,14 @@ def _record(url: str, report: str, category: str, cause_id: str | None = None, s
 
 
 def test_a_category_gains_by_the_log_of_its_share_and_shares_at_the_floor_add_nothing() -> None:
-    got = votes({"eval_on_gpu": 0.6, "seq_len": 0.3, "fragmentation": 0.02, "batch_size": SHARE_FLOOR})
+    got = votes({"eval_on_gpu": 0.6, "seq_len": 0.3, "fragmentation": 0.02, "batch_size": 0.005})
+    # each vote is the log of how often such a share came true, over the floor
     assert got == {
-        "eval_on_gpu": pytest.approx(CATEGORY_WEIGHT * math.log(0.6 / SHARE_FLOOR), abs=1e-3),
-        "seq_len": pytest.approx(CATEGORY_WEIGHT * math.log(0.3 / SHARE_FLOOR), abs=1e-3),
-        "fragmentation": pytest.approx(CATEGORY_WEIGHT * math.log(2), abs=1e-3),
+        cat: pytest.approx(CATEGORY_WEIGHT * math.log(shown_share(share) / SHARE_FLOOR), abs=1e-3)
+        for cat, share in (("eval_on_gpu", 0.6), ("seq_len", 0.3), ("fragmentation", 0.02))
     }
-    # doubling a share adds the same evidence, wherever it starts
-    assert got["eval_on_gpu"] - got["seq_len"] == pytest.approx(got["fragmentation"], abs=2e-3)
+    # a share the model is too sure of votes less than its own log would: 0.98 came true 85 % of the time
+    assert votes({"seq_len": 0.98})["seq_len"] < CATEGORY_WEIGHT * math.log(0.98 / SHARE_FLOOR) - 0.1
     assert votes({}) == {}
 
 

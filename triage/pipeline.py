@@ -239,8 +239,8 @@ def case_name(cause: str, case: str) -> str:
 
 def _similar_item(share: float, rank: int, kinds: int, vote: float, n: int, examples: int) -> Item:
     """The evidence line of a category's share: how often such a share came true (:func:`~triage.similar.shown_share`;
-    the vote is the share itself), where it stands among the ``kinds`` categories (a small share still adds a little
-    when most kinds get less), and what the word model learned from."""
+    the vote is that figure's log too), where it stands among the ``kinds`` categories (a small share still adds a
+    little when most kinds get less), and what the word model learned from."""
     among = f"the {_ordinal(rank)} most often of {kinds} kinds"
     if rank == 1:
         among = f"more often than any other of {kinds} kinds"
