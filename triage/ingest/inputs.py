@@ -128,7 +128,7 @@ def _derive_trained_before_oom(chosen: dict[str, Fact]) -> None:
 
 
 def _derive_capacity_share(chosen: dict[str, Fact], capacities: Sequence[Fact], stated: Sequence[Fact]) -> None:
-    """How much of the GPU the user says they have the OOM message's card had (``oom_capacity_stated_share``).
+    """The OOM message's card as a share of the GPU the user says they have (``oom_capacity_stated_share``).
 
     ``capacities`` are the total capacities OOM messages report, ``stated`` every other reading of the GPU's memory
     (the text, an environment report, a config, a flag). A message's card with a fraction of the stated one is a

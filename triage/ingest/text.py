@@ -566,7 +566,6 @@ def _used_memory(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("used_memory_bytes", int(gib * GiB))] if 0.5 <= gib <= 2048 else []
 
 
-#: (regex, extractor); applied to each line in order, the first mention of a fact wins.
 #: Image and video models, and the apps that run them: out of triage's scope.
 _IMAGE_APP_PATTERN = (
     r"(?<![a-z])stable[ _-]?diffusion\b|\bdreambooth\b|\bkohya|\btext[ -]to[ -]video\b|文生视频|\bdiffusers\b|\bunet\b|"
@@ -574,8 +573,9 @@ _IMAGE_APP_PATTERN = (
 )
 _IMAGE_APP = re.compile(_IMAGE_APP_PATTERN, _I)
 #: A cuDNN error, which a CNN raises but so does a language model's vision tower or audio encoder.
-_CUDNN_ONLY = re.compile(r"CUDNN_STATUS", _I)
+_CUDNN = re.compile(r"CUDNN_STATUS", _I)
 
+#: (regex, extractor); applied to each line in order, the first mention of a fact wins.
 _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # both batch sizes set at once: "per_device_train_batch_size和per_device_eval_batch_size调到1了"
     (
@@ -1977,7 +1977,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     if (
         scope is not None
         and scope.raw == "image_model"
-        and _CUDNN_ONLY.search(scope.excerpt or "")
+        and _CUDNN.search(scope.excerpt or "")
         and not _IMAGE_APP.search(scope.excerpt or "")
         and any(name in out for name in ("model_name", "model_params_b", "finetune_method", "trainer_type"))
     ):
