@@ -13,6 +13,10 @@ from triage.ingest.model_names import model_in_line
         ("fine-tuning Qwen/Qwen2.5-7B-Instruct on one card", "Qwen/Qwen2.5-7B-Instruct", 7.0),
         ("mistralai/Mixtral-8x7B-v0.1 OOM", "mistralai/Mixtral-8x7B-v0.1", 46.7),  # experts share attention layers
         ("llama 65b on 8 A100", "llama-65b", 65.0),
+        # the version written apart too
+        ("OOM with llama 3.1 8B on one A10G", "llama3.1-8b", 8.0),
+        ("qwen 2.5 7b lora 爆显存", "qwen2.5-7b", 7.0),
+        ("gemma 2 9b on a 4090", "gemma2-9b", 9.0),
         ("百川13B爆显存", "baichuan-13b", 13.0),
         ("Qwen2.5vl32B merge", "qwen2.5vl-32b", 32.0),
         ("internlm2_7b_chat 训练", "internlm2-7b", 7.0),

@@ -27,6 +27,7 @@ def facts(text: str) -> dict[str, object]:
         ("it runs out of memory during checkpoint saving", "phase", "saving"),
         ("OOM when trying to save the merged model", "phase", "saving"),
         ("the process gets Killed while the shards load", "phase", "loading"),
+        ("loading mistral 7b in 4bit on a T4 runs out of memory", "phase", "loading"),
         ("I cannot load the qwen2-vl-72b model at all", "phase", "loading"),
         ("加载到第5个分片时就爆了", "phase", "loading"),
         # loading for inference: the load is what failed; loading done before what failed is not the phase
@@ -40,6 +41,10 @@ def facts(text: str) -> dict[str, object]:
         ("OOM as soon as trainer.train() starts", "phase", "training"),
         # the first step
         ("OOM as soon as trainer.train() starts", "oom_step", 0),
+        # a step count said roughly
+        ("it crashes after ~300 steps with CUDA OOM", "oom_step", 300),
+        ("OOM after about 1200 training steps", "oom_step", 1200),
+        ("it OOMs at step ~1500", "oom_step", 1500),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
         ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),
@@ -269,6 +274,8 @@ def test_reads(text: str, name: str, value: object) -> None:
             "quantization",
         ),
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
+        # loading data is not loading the model
+        ("loading the dataset fails with out of memory", "phase"),
         # a kernel restart the user makes to free memory is not the kernel dying
         ("only a kernel restart frees the GPU memory", "error_kind"),
         # a path that names mlx is not a Mac

@@ -29,9 +29,13 @@ _MODEL_NAME = re.compile(
 )
 #: A script's or a config file's path, which names no model even when a family is in it.
 _FILE_PATH = re.compile(r"\.(?:sh|py|ya?ml|json|txt|md|ipynb|git)$", re.IGNORECASE)
-#: A family and a size written apart: "llama 65b", "bloom 3B", "Qwen2 72B".
+#: A family and a size written apart: "llama 65b", "bloom 3B", "Qwen2 72B"; the version too: "llama 3.1 8B",
+#: "qwen 2.5 7b" (a number that a space, not a B, follows is the version).
 _MODEL_SPACED = re.compile(
-    r"(?<![\w/.-])(" + _MODEL_FAMILIES + r")([\d.]*(?:-[a-z]+)?)\s(\d+(?:\.\d+)?)\s?[bB](?![\w.])", _I
+    r"(?<![\w/.-])("
+    + _MODEL_FAMILIES
+    + r")(\s?\d+(?:\.\d+)?(?=\s)|[\d.]*(?:-[a-z]+)?)\s(\d+(?:\.\d+)?)\s?[bB](?![\w.])",
+    _I,
 )
 #: Chinese names of model families: "百川13B", "千问7B".
 _ZH_FAMILIES = {
@@ -129,7 +133,7 @@ def model_in_line(line: str) -> tuple[list[tuple[str, object]], str, bool]:
         return pairs, name, _worked(line, m.start(), m.end())
     spaced = _MODEL_SPACED.search(line)
     if spaced is not None:
-        name = f"{spaced.group(1)}{spaced.group(2)}-{spaced.group(3)}b"
+        name = f"{spaced.group(1)}{spaced.group(2).strip()}-{spaced.group(3)}b"
         return (
             [("model_name", name), ("model_params_b", float(spaced.group(3)))],
             name,

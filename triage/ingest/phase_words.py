@@ -198,6 +198,10 @@ _PHASES = (
         r"加载\s*[a-z][\w.\-/]*(?:\s*(?:llm\s*)?(?:model|模型))?\s*(?:时|的时候)?\s*(?:就)?\s*(?:出现|报错?|爆)?\s*"
         r"(?:oom|显存不足|显存不够|爆显存|out\s*of\s*memory)|(?:oom|爆显存|显存不足)\s*(?:导致)?启动失败|启动(?:时|的时候)?就\s*(?:oom|爆显存|显存不足)|"
         r"\b(?:oom|out\s+of\s+memory)\s+(?:on|at|during)\s+(?:start-?up|launch)\b|"
+        # loading as the sentence's subject, then the failure: "loading mistral 7b in 4bit runs out of memory"
+        r"(?:^|[.!?]\s+)loading\s+(?!(?:\w+\s+){0,4}?(?:datasets?|data|corpus|files?|images?|videos?)\b)"
+        r"(?:the\s+|my\s+|a\s+)?[a-z][\w.\-/]*(?:\s+[\w.\-]+){0,8}?\s+"
+        r"(?:runs?\s+out\s+of\s+memory|ooms?|oomed|crash(?:es|ed)?|fails?|failed|(?:gets?|got|is|was)\s+killed)\b|"
         r"启动(?:的时候|时)" + _ZH_GAP % 8 + r"(?:报错|" + _ZH_RAN_OUT + r")|"
         # a demo started: it loads the model first ("跑web_demo.py的时候提示内存不够"); chatting with it is generation
         r"(?:\b(?:web|cli|chat|api|openai_api)_demo|\bweb_?ui)\.py\b(?!\s*(?:后|之后|以后))",

@@ -1181,8 +1181,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"\bmac ?os\b|\bmacbook\b|\bapple m[1-4]\b", _simple("os", "macos")),
     (r"第\s*(?P<n>\d+)\s*(?:个)?\s*(?:step|步)", _simple("oom_step")),
     (
-        r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*(?P<n>\d+)\b|"
-        r"\bafter\s+(?P<a>\d+)\s+(?:training\s+)?steps\b|"
+        # a count said roughly: "at step ~1500", "after about 300 steps", "after around 2000 training steps"
+        r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*~?\s*(?P<n>\d+)\b|"
+        r"\bafter\s+(?:~\s*|(?:about|around|approximately|roughly|some|nearly|almost|over|more\s+than)\s+)?"
+        r"(?P<a>\d+)\s+(?:training\s+)?steps\b|"
         # not a pipeline's stage: DeepSpeed-Chat's "RuntimeError: Step 1 exited with non-zero status 1"
         r"\bstep\s+(?P<s>\d+)\b(?!\s+(?:exited|failed\s+with\s+(?:exit|non-zero)|of\s+the\s+(?:pipeline|readme|tutorial)))",
         lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("s"))],
