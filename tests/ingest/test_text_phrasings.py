@@ -28,6 +28,11 @@ def facts(text: str) -> dict[str, object]:
         ("OOM when trying to save the merged model", "phase", "saving"),
         ("the process gets Killed while the shards load", "phase", "loading"),
         ("loading mistral 7b in 4bit on a T4 runs out of memory", "phase", "loading"),
+        # the phase as the subject with a phrase between it and the failure
+        ("Training is fine but generation at the end OOMs", "phase", "generation"),
+        ("inference with long prompts runs out of memory", "phase", "generation"),
+        ("evaluation at the end of each epoch OOMs", "phase", "evaluation"),
+        ("saving at the end of training crashes with OOM", "phase", "saving"),
         ("I cannot load the qwen2-vl-72b model at all", "phase", "loading"),
         ("加载到第5个分片时就爆了", "phase", "loading"),
         # loading for inference: the load is what failed; loading done before what failed is not the phase
@@ -276,6 +281,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
         # loading data is not loading the model
         ("loading the dataset fails with out of memory", "phase"),
+        ("I tried saving memory with LoRA but it fails", "phase"),
+        ("evaluation of the model works fine", "phase"),
         # a kernel restart the user makes to free memory is not the kernel dying
         ("only a kernel restart frees the GPU memory", "error_kind"),
         # a path that names mlx is not a Mac

@@ -30,6 +30,10 @@ _PHASES = (
         "evaluation",
         r"\b(?:during|while|when|at|in|only in)\s+(?:the\s+|my\s+)?(?:eval(?:uation)?|evaluating|validation|validating|"
         r"prediction|predicting|testing|test\s+time)\b|"
+        # the phase as the subject, a phrase between: "evaluation at the end of each epoch OOMs", "validation with a
+        # batch size of 64 fails"
+        r"\b(?:evaluation|validation|eval)\s+(?:at|in|on|of|for|after|with)\s+(?:[\w-]+\s+){0,5}?"
+        r"(?:ooms?|oomed|runs?\s+out\s+of\s+(?:gpu\s+)?memory|crash(?:es|ed)?|fails?|failed|dies|died)\b|"
         # "Trainer predict method throws out of memory" (transformers#30052)
         r"\bpredict(?:ion)?\s+(?:method|function|loop|step)\s+(?:\w+\s+){0,2}(?:out\s+of\s+memory|oom|error)|\b(?:validation|evaluation|eval)\s+(?:loop|step|phase|stage)\b|"
         r"\bduring\s+(?:trainer\.)?(?:predict|evaluate)\(\)|\bdo_predict\b|"
@@ -59,11 +63,14 @@ _PHASES = (
         "generation",
         r"\b(?:during|while|when|in|for|at)\s+(?:the\s+)?(?:generation|generating|sampling|inference|decoding)\b|"
         # "generation OOMs on long prompts", "it OOMs every time it starts generating completions"
-        r"\b(?:generation|sampling|decoding)\s+(?:also\s+|always\s+|still\s+)?(?:ooms?|oomed|crash(?:es|ed)?|fails?|"
+        # with a phrase between: "generation at the end OOMs", "sampling with 16 beams crashes"
+        r"\b(?:generation|sampling|decoding)\s+(?:(?:at|in|on|of|for|after|with)\s+(?:\w+\s+){0,3}?)?"
+        r"(?:also\s+|always\s+|still\s+)?(?:ooms?|oomed|crash(?:es|ed)?|fails?|"
         r"runs?\s+out\s+of\s+(?:gpu\s+|cuda\s+)?memory)\b|\b(?:ooms?|crash(?:es)?|dies|runs?\s+out\s+of\s+(?:gpu\s+)?memory)\s+"
         r"(?:\w+\s+)?(?:when|while|whenever|every\s+time|as\s+soon\s+as)\s+(?:it\s+|i\s+|we\s+)?(?:starts?\s+|begins?\s+)?generating\b|"
         r"\b(?:oom|out of memory|crash(?:es)?)\s+on\s+inference\b|"
-        r"\binference\s+(?:runs?\s+out\s+of\s+(?:gpu\s+)?memory|ooms?|crash(?:es|ed)?|fails?)\b|"
+        r"\binference\s+(?:(?:at|in|on|of|for|after|with)\s+(?:\w+\s+){0,3}?)?"
+        r"(?:runs?\s+out\s+of\s+(?:gpu\s+)?memory|ooms?|crash(?:es|ed)?|fails?)\b|"
         r"\b(?:run(?:ning)?|do(?:ing)?|make|test(?:ing)?)\s+(?:cli\s+|batch(?:ed)?\s+|multi-gpu\s+)?inference\b|"
         r"\binference\s+(?:only|time|mode|script)\b|model\.generate|\bgenerate\(\)|\bmodel\.chat\b|"
         # "在inference的时候显存爆炸", "when I increased the beam size" (a generation script's name is not the phase: it
@@ -126,6 +133,10 @@ _PHASES = (
     (
         "saving",
         r"\b(?:during|while|when|at)\s+(?:the\s+)?(?:saving|save|checkpoint saving|checkpointing)\b|"
+        # saving as the subject, a phrase between: "saving at the end of training crashes with OOM"
+        r"(?:^|[.!?,;]\s*|\b(?:but|and|then)\s+)saving\s+(?:(?:the\s+)?(?:model|checkpoint|weights|adapters?)\s+)?"
+        r"(?:(?:at|in|on|of|for|after|with)\s+(?:[\w-]+\s+){0,5}?)?"
+        r"(?:ooms?|oomed|runs?\s+out\s+of\s+(?:gpu\s+|cpu\s+)?memory|crash(?:es|ed)?|fails?|failed|dies|died|gets?\s+killed)\b|"
         r"save_pretrained|save_model|_save_to_state_dict|保存(?:模型|权重|checkpoint|检查点)?(?:参数|文件)?(?:时|的时候|过程中)|"
         r"\bafter\s+(?:the\s+)?training\s+(?:finished|completed|ended|is done|was done)\b|"
         r"训练(?:完|结束)(?:了)?(?:之后|后|时)|\bcheckpoint(?:ing)?\s+sav(?:e|es|ing)\b|"
