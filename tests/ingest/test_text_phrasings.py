@@ -28,6 +28,8 @@ def facts(text: str) -> dict[str, object]:
         ("OOM when trying to save the merged model", "phase", "saving"),
         ("the process gets Killed while the shards load", "phase", "loading"),
         ("loading mistral 7b in 4bit on a T4 runs out of memory", "phase", "loading"),
+        ("memory usage peaks at 70GB on my A100 80GB", "used_memory_bytes", 70 * 1024**3),
+        ("The memory usage stays around 20GB then suddenly jumps to 80GB", "used_memory_bytes", 20 * 1024**3),
         # the phase as the subject with a phrase between it and the failure
         ("Training is fine but generation at the end OOMs", "phase", "generation"),
         ("inference with long prompts runs out of memory", "phase", "generation"),
@@ -279,6 +281,8 @@ def test_reads(text: str, name: str, value: object) -> None:
             "quantization",
         ),
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
+        # memory seen in use is not the card's size
+        ("The memory usage stays around 20GB then suddenly jumps to 80GB", "gpu_memory_bytes"),
         # loading data is not loading the model
         ("loading the dataset fails with out of memory", "phase"),
         ("I tried saving memory with LoRA but it fails", "phase"),

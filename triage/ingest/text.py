@@ -195,7 +195,12 @@ _HELD = re.compile(r"(?:占用?了?|用了|还剩|剩余?|释放了?)\s*(?:大�
 
 #: An English verb of use and its hedge, right before a size: "uses about", "takes ~", "eats up".
 _USE_VERB = (
-    r"\b(?:uses?|using|used|takes?|taking|took|consum\w*|occup\w*|costs?|costing|eats?|eating)\s+(?:up\s+)?"
+    r"(?:\b(?:uses?|using|used|takes?|taking|took|consum\w*|occup\w*|costs?|costing|eats?|eating)\s+(?:up\s+)?|"
+    # usage as the subject, or a rise to a size: "memory usage stays around 20GB", "then suddenly jumps to 80GB"
+    r"\b(?:memory|vram|gpu)\s+(?:usage|use|consumption|footprint)\s+"
+    r"(?:(?:stays?|stayed|is|was|sits?|hovers?|remains?|reach(?:es|ed)?|peaks?|peaked)\s+)?(?:at\s+)?|"
+    r"\b(?:jumps?|jumped|spikes?|spiked|climbs?|climbed|rises?|rose|grows?|grew|goes\s+up|went\s+up|peaks?|peaked)"
+    r"\s+(?:up\s+)?(?:to|at)\s+)"
     r"(?:(?:about|around|nearly|almost|over|roughly)\s+|~\s*)?"
 )
 #: That verb ending the text before a size: "it uses about 30GB of VRAM" says what was used, not the card's.
@@ -210,7 +215,7 @@ _SPARE = re.compile(
 
 
 def _gpu_memory(m: re.Match[str]) -> list[tuple[str, object]]:
-    before = m.string[max(0, m.start() - 24) : m.start()]
+    before = m.string[max(0, m.start() - 40) : m.start()]
     if _HELD.search(before[-8:]) or _SPARE.match(m.string, m.end()) or _USES.search(before):
         return []  # "被占用了15G显存", "还剩8G", "20GB的显存是盈余的", "uses 30GB of VRAM": used or left, not the card's
     return _card_size(m)
@@ -2137,7 +2142,9 @@ _QUANTIZING = re.compile(
 #: Words before a size that make it memory in use, not the card's: "another process is using 10GB".
 _USED_BEFORE = re.compile(
     r"\b(?:using|uses|used|occupied|occupies|holds?|held|free|allocated|reserved|process|costs?|costing|consum\w*|"
-    r"eats?|eating)\b|占用|使用了|剩",
+    r"eats?|eating|usage|footprint)\b|占用|使用了|剩|"
+    # a rise to a size: "then suddenly jumps to 80GB"
+    r"\b(?:jumps?|jumped|spikes?|spiked|climbs?|climbed|rises?|rose|peaks?|peaked)\s+(?:up\s+)?(?:to|at)\b",
     _I,
 )
 
