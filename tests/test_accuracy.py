@@ -74,6 +74,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: scored 0.400 / 0.533 unseen, the expert 0.60 / 0.73): development 0.540 / 0.719 -> 0.545 / 0.725 on the 972
 #: before the join, 0.540 / 0.721 on 982 after it, 0.541 / 0.723 at the end; held-out 0.453 / 0.644 (body-only 0.40 /
 #: 0.61 and 0.49 / 0.67). Floors unchanged; held-out top-3 is 0.004 above its floor.
+#: Twenty-ninth session (2026-12-06), 28 unseen in-scope records joined (1000 development, 569 held-out; they scored
+#: 0.357 / 0.679 unseen with the session's start code and with its code at the join alike, the expert 0.68 / 0.79):
+#: development 0.547 / 0.732 -> 0.551 / 0.734 on the 982 before the join, 0.545 / 0.733 on 1000 after it; held-out
+#: 0.454 / 0.642 on 559 before, 0.446 / 0.643 on 569 after. Floors unchanged; held-out top-3 is 0.003 above its floor.
 FLOORS = {
     ("heldout", "top3"): 0.64,
     ("heldout", "top1"): 0.43,

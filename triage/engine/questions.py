@@ -68,16 +68,16 @@ ANSWERED: Mapping[str, float] = {
     "attn_implementation": 0.03,
     "batch_size": 0.24,
     "bitsandbytes_version": 0.0,
-    "compute_capability": 0.5,
+    "compute_capability": 0.49,
     "deepspeed_version": 0.01,
     "device_map": 0.02,
-    "distributed": 0.31,
+    "distributed": 0.3,
     "error_kind": 0.9,
     "eval_batch_size": 0.02,
     "finetune_method": 0.45,
     "flash_attn_version": 0.0,
     "framework": 0.0,
-    "gpu_count": 0.6,
+    "gpu_count": 0.59,
     "gpu_memory_bytes": 0.5,
     "gpu_name": 0.59,
     "gradient_checkpointing": 0.08,
@@ -109,7 +109,7 @@ ANSWERED: Mapping[str, float] = {
     "transformers_version": 0.06,
     "trl_version": 0.0,
     "zero_stage": 0.12,
-    "zero_stage|distributed=deepspeed": 0.67,
+    "zero_stage|distributed=deepspeed": 0.66,
 }
 
 
@@ -130,14 +130,14 @@ MIN_ANSWERED = 0.05
 ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
     "attn_implementation": {"eager": 0.3, "flash_attention_2": 0.63, "sdpa": 0.07},
     "distributed": {"ddp": 0.1, "deepspeed": 0.55, "fsdp": 0.18, "model_parallel": 0.11, "none": 0.05},
-    "error_kind": {"cublas_alloc": 0.0, "cuda_oom": 0.83, "host_oom": 0.15, "other": 0.02},
-    "finetune_method": {"freeze": 0.01, "full": 0.53, "lora": 0.36, "qlora": 0.11},
+    "error_kind": {"cublas_alloc": 0.0, "cuda_oom": 0.82, "host_oom": 0.15, "other": 0.03},
+    "finetune_method": {"freeze": 0.01, "full": 0.53, "lora": 0.36, "qlora": 0.1},
     "gradient_checkpointing": {"False": 0.31, "True": 0.69},
-    "mixed_precision": {"bf16": 0.38, "fp16": 0.62},
+    "mixed_precision": {"bf16": 0.39, "fp16": 0.61},
     "phase": {
         "backward": 0.01,
         "evaluation": 0.07,
-        "forward": 0.02,
+        "forward": 0.03,
         "generation": 0.12,
         "loading": 0.21,
         "merging": 0.02,
@@ -145,9 +145,17 @@ ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
         "saving": 0.04,
         "training": 0.5,
     },
-    "quantization": {"4bit": 0.6, "8bit": 0.28, "none": 0.12},
+    "quantization": {"4bit": 0.6, "8bit": 0.27, "none": 0.13},
     "torch_dtype": {"bf16": 0.32, "fp16": 0.51, "fp32": 0.17},
-    "trainer_type": {"custom": 0.13, "dpo": 0.1, "grpo": 0.24, "orpo": 0.02, "ppo": 0.14, "sft": 0.25, "trainer": 0.13},
+    "trainer_type": {
+        "custom": 0.13,
+        "dpo": 0.11,
+        "grpo": 0.24,
+        "orpo": 0.02,
+        "ppo": 0.13,
+        "sft": 0.25,
+        "trainer": 0.12,
+    },
 }
 
 
