@@ -30,6 +30,10 @@ def facts(text: str) -> dict[str, object]:
         ("loading mistral 7b in 4bit on a T4 runs out of memory", "phase", "loading"),
         ("memory usage peaks at 70GB on my A100 80GB", "used_memory_bytes", 70 * 1024**3),
         ("The memory usage stays around 20GB then suddenly jumps to 80GB", "used_memory_bytes", 20 * 1024**3),
+        # gradient checkpointing by its other names (JAX/Keras rematerialization, Megatron's recomputation)
+        ("without remat the LoRA run OOMs", "gradient_checkpointing", False),
+        ("recompute_activations: true", "gradient_checkpointing", True),
+        ("没有开重计算", "gradient_checkpointing", False),
         # the phase as the subject with a phrase between it and the failure
         ("Training is fine but generation at the end OOMs", "phase", "generation"),
         ("inference with long prompts runs out of memory", "phase", "generation"),

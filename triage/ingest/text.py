@@ -116,7 +116,9 @@ TOGGLES = (
     Toggle(
         re.compile(
             r"gradient[ _-]?checkpoint(?:ing|s)?|grad(?:ient)?[ _-]?ckpt|activation[ _-]checkpointing|"
-            r"梯度检查点|梯度checkpoint",
+            # its other names: JAX's and Keras' rematerialization, Megatron's activation recomputation
+            r"\bremat(?:eriali[sz]ation)?\b|activation[ _-]recomputation|\brecompute[ _-]activations?\b|"
+            r"梯度检查点|梯度checkpoint|(?:激活)?重计算",
             _I,
         ),
         "gradient checkpointing",
