@@ -30,6 +30,8 @@ def facts(text: str) -> dict[str, object]:
         ("loading mistral 7b in 4bit on a T4 runs out of memory", "phase", "loading"),
         ("memory usage peaks at 70GB on my A100 80GB", "used_memory_bytes", 70 * 1024**3),
         ("The memory usage stays around 20GB then suddenly jumps to 80GB", "used_memory_bytes", 20 * 1024**3),
+        ("训练长度16k就爆显存", "max_length", 16384),
+        ("输入长度是8192", "max_length", 8192),
         # gradient checkpointing by its other names (JAX/Keras rematerialization, Megatron's recomputation)
         ("without remat the LoRA run OOMs", "gradient_checkpointing", False),
         ("recompute_activations: true", "gradient_checkpointing", True),

@@ -625,7 +625,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (
         r"(?:max[ _-]?(?:seq(?:uence)?[ _-]?)?len(?:gth)?|seq(?:uence)?[ _-]?len(?:gth)?|context[ _-]?(?:length|len|window)|"
-        r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度|(?<![\w.])length(?=\s*(?:设置为|设为|设成|为|=|:|is\s+(?:set\s+to\s+)?|was\s+|of\s+|set\s+to\s+)?\s*\d)|"
+        r"序列长度|最大长度|截断长度|上下文长度|文本长度|最大序列长度|训练长度|输入长度|(?<![\w.])length(?=\s*(?:设置为|设为|设成|为|=|:|is\s+(?:set\s+to\s+)?|was\s+|of\s+|set\s+to\s+)?\s*\d)|"
         r"(?<![\u4e00-\u9fff])长度(?=\s*(?:已经?|都)?\s*(?:设置为|设为|设成|改成|改为|调到|调成|降到|为|=)\s*\d{3}))"
         + _SEP
         + r"(?P<n>\d[\d,]*)(?P<k>\s?[kK]\b)?",
