@@ -31,6 +31,8 @@ def facts(text: str) -> dict[str, object]:
         ("memory usage peaks at 70GB on my A100 80GB", "used_memory_bytes", 70 * 1024**3),
         ("The memory usage stays around 20GB then suddenly jumps to 80GB", "used_memory_bytes", 20 * 1024**3),
         ("训练长度16k就爆显存", "max_length", 16384),
+        ("memory went from 20GB to 24GB and then OOM", "memory_growth", "growing"),
+        ("显存从20G涨到24G然后OOM", "used_memory_bytes", 24 * 1024**3),
         ("输入长度是8192", "max_length", 8192),
         # gradient checkpointing by its other names (JAX/Keras rematerialization, Megatron's recomputation)
         ("without remat the LoRA run OOMs", "gradient_checkpointing", False),
@@ -287,6 +289,9 @@ def test_reads(text: str, name: str, value: object) -> None:
             "quantization",
         ),
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
+        # where a rise started is not the card's size
+        ("显存从20G涨到24G然后OOM", "gpu_memory_bytes"),
+        ("memory went from 20GB to 24GB and then OOM", "gpu_memory_bytes"),
         # memory seen in use is not the card's size
         ("The memory usage stays around 20GB then suddenly jumps to 80GB", "gpu_memory_bytes"),
         # loading data is not loading the model

@@ -1008,6 +1008,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:grows|growing|increases|increasing|climbs|climbing|creeps\s+up|creeping\s+up|rises|rising)\b|"
         r"\b(?:memory|vram|usage)\s+(?:grows|increases|climbing|creeping\s+up|growing|increasing)\s+(?:linearly|steadily|gradually|slowly)\b|"
         r"\b(?:memory|vram|ram|usage)\s+(?:goes|went)\s+up\s+by\s+~?\s*\d[\d.]*\s*[mg]i?b\b[^.;]{0,12}\b(?:every|each|per)\b|"
+        # a rise from one size to another: "memory went from 20GB to 24GB and then OOM"
+        r"\b(?:memory|vram|usage)\b[^.;\n]{0,20}\b(?:goes|went|grows?|grew|climbs?|climbed|rises?|rose|increases?|increased)"
+        r"\s+(?:slowly\s+|steadily\s+|gradually\s+)?from\s+~?\d[\d.]*\s*[mg]i?b\s+to\s+~?\d|"
         # "显存随着训练步数增加而增加", "显存在每次评估后都上升", "显存缓慢上涨", "推理时显存叠加且不释放"
         r"(?:显存|内存)[^。，,；;]{0,4}随着[^。，,；;]{0,6}(?:训练|迭代|steps?|步|epochs?|轮|时间|对话|次数|iter)"
         r"[^。，,；;]{0,8}(?:增加|增长|上涨|上升|变大)|"
@@ -2161,7 +2164,12 @@ _DELTA_BEFORE = re.compile(
     r"additional|another)\b[^,.;:]{0,12}$|(?:节省|省了|省下|减少|降低|增加|多了|少了|多出)了?\s*(?:约|大约)?\s*$",
     _I,
 )
-_DELTA_AFTER = re.compile(r"\s*(?:less|more|lower|higher|extra|fewer|of\s+savings|in\s+activation)\b", _I)
+_DELTA_AFTER = re.compile(
+    r"\s*(?:less|more|lower|higher|extra|fewer|of\s+savings|in\s+activation)\b|"
+    # where a rise started: "memory went from 20GB to 24GB", "显存从20G涨到24G"
+    r"\s*(?:一路|慢慢|逐渐|直接|突然)?(?:涨|增加|增长|上升|升|飙升|暴涨|变)(?:到|至)|\s+to\s+\d",
+    _I,
+)
 
 _UNSUPPORTED = re.compile(
     r"(?:不支持|不兼容|doesn'?t\s+support|does\s+not\s+support|not\s+supported\s+(?:on|by)|no\s+support\s+for)\s*$", _I
