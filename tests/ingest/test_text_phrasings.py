@@ -32,6 +32,9 @@ def facts(text: str) -> dict[str, object]:
         ("The memory usage stays around 20GB then suddenly jumps to 80GB", "used_memory_bytes", 20 * 1024**3),
         ("训练长度16k就爆显存", "max_length", 16384),
         ("memory went from 20GB to 24GB and then OOM", "memory_growth", "growing"),
+        # what changed since it last worked
+        ("It runs out of memory when I use a larger dataset", "last_change", "data"),
+        ("换了数据集之后就爆显存", "last_change", "data"),
         ("显存从20G涨到24G然后OOM", "used_memory_bytes", 24 * 1024**3),
         ("输入长度是8192", "max_length", 8192),
         # gradient checkpointing by its other names (JAX/Keras rematerialization, Megatron's recomputation)
@@ -289,6 +292,8 @@ def test_reads(text: str, name: str, value: object) -> None:
             "quantization",
         ),
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
+        # a dataset the run works with is not a change that broke it
+        ("it works with a different dataset", "last_change"),
         # where a rise started is not the card's size
         ("显存从20G涨到24G然后OOM", "gpu_memory_bytes"),
         ("memory went from 20GB to 24GB and then OOM", "gpu_memory_bytes"),

@@ -494,6 +494,12 @@ def _unless_guessed(extract: Extract) -> Extract:
     return guarded
 
 
+def _data_changed(m: re.Match[str]) -> list[tuple[str, object]]:
+    """The data changed since the run last worked, when the line says the run with it failed ("It runs out of memory
+    when I use a larger dataset"), not that it worked ("it works with a different dataset")."""
+    return [("last_change", "data")] if FAILED.search(m.string) else []
+
+
 def _unless_negated(extract: Extract) -> Extract:
     """An extractor that yields nothing when its match is denied."""
 
@@ -1184,6 +1190,14 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
             if (k := m.group("r").lower())
             else []
         ),
+    ),
+    # what changed since it last worked: the data ("when I use a larger dataset", "换了数据集之后就爆显存")
+    (
+        r"\b(?:when|after|once|since|with|to)\s+(?:i\s+|we\s+)?(?:(?:use|using|used|switch(?:ed|ing)?\s+to|"
+        r"chang(?:e|ed|ing)\s+to|mov(?:e|ed)\s+to|train(?:ed|ing)?\s+on)\s+)?(?:a|the|my)\s+(?:much\s+)?"
+        r"(?:larger|bigger|different|new|longer)\s+(?:dataset|data\s*set|corpus)\b|"
+        r"(?:换|更换|换成)了?(?:一个)?(?:新的|更大的|别的|其他的?|不同的|自己的)?数据集|数据集(?:换了|变大了?|更大了)",
+        _unless_negated(_data_changed),
     ),
     (r"\bWSL2?\b", _simple("os", "wsl")),
     (r"\bwindows\b", _simple("os", "windows")),
