@@ -32,6 +32,16 @@ def facts(text: str) -> dict[str, object]:
         ("The memory usage stays around 20GB then suddenly jumps to 80GB", "used_memory_bytes", 20 * 1024**3),
         ("训练长度16k就爆显存", "max_length", 16384),
         ("memory went from 20GB to 24GB and then OOM", "memory_growth", "growing"),
+        # "it runs out of memory" is a failure, not "it runs"
+        ("with batch size 8 it runs out of memory", "batch_size", 8),
+        ("on a 4090 it runs out of memory", "gpu_name", "RTX 4090"),
+        ("with max_length 4096 training runs out of memory", "max_length", 4096),
+        # switched from one model or card to another: the new one is the run's, and it is what changed
+        ("after switching from Llama-2-7b to Llama-3-8B it OOMs", "model_name", "Llama-3-8B"),
+        ("after switching from Llama-2-7b to Llama-3-8B it OOMs", "last_change", "model"),
+        ("从qwen-7b换成qwen-14b就爆显存", "model_name", "qwen-14b"),
+        ("when I moved from an A100 to a 4090 it OOMs", "gpu_name", "RTX 4090"),
+        ("when I moved from an A100 to a 4090 it OOMs", "last_change", "gpus_or_launch"),
         # what changed since it last worked
         ("It runs out of memory when I use a larger dataset", "last_change", "data"),
         ("换了数据集之后就爆显存", "last_change", "data"),
@@ -292,6 +302,10 @@ def test_reads(text: str, name: str, value: object) -> None:
             "quantization",
         ),
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
+        # "it runs out of memory" does not say a setting made the run work
+        ("with batch size 8 it runs out of memory", "resolved_by"),
+        # a tqdm count is not a card
+        ("3090it [00:10, 5.2it/s]", "gpu_name"),
         # a dataset the run works with is not a change that broke it
         ("it works with a different dataset", "last_change"),
         # where a rise started is not the card's size

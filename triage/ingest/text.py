@@ -494,6 +494,15 @@ def _unless_guessed(extract: Extract) -> Extract:
     return guarded
 
 
+#: A change from one thing to another, up to the start of the new one: "after switching from Llama-2-7b to ",
+#: "when I moved from an A100 to ", "从 7B 换成 ".
+_SWITCHED = re.compile(
+    r"\b(?:switch\w*|mov(?:e|ed|ing)|chang\w*|go|goes|went|going|upgrad\w*|migrat\w*)\s+from\s+[^,;。，；\n]{1,60}?\s+to\s+|"
+    r"从\s*[^，。,；;\n]{1,40}?\s*(?:换成|换到|改成|改为|切换到|升级到)\s*",
+    _I,
+)
+
+
 def _data_changed(m: re.Match[str]) -> list[tuple[str, object]]:
     """The data changed since the run last worked, when the line says the run with it failed ("It runs out of memory
     when I use a larger dataset"), not that it worked ("it works with a different dataset")."""
@@ -1873,7 +1882,13 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     del out["phase"]  # "trying to fine-tune ..., then it OOMs when eval starts": the part it names
                 put([("phase", phase)], number, line)
                 break
-        model, said_model, worked = model_in_line(line)
+        switched = _SWITCHED.search(line)
+        # "after switching from Llama-2-7b to Llama-3-8B it OOMs": the model switched to is the run's
+        model, said_model, worked = model_in_line(line[switched.end() :]) if switched else ([], "", False)
+        if model and not worked and FAILED.search(line):
+            put([("last_change", "model")], number, switched.group(0) if switched else line)
+        if not model:
+            model, said_model, worked = model_in_line(line)
         if worked:
             fixed.update(model)
             fix_line = fix_line or number
@@ -1885,20 +1900,24 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             put(model, number, said_model)
         for m in _NODES.finditer(line):
             put(_node_gpus(m), number, m.group(0))  # before the cards named alone: "8机*8卡A100" is 64
-        _gpu_names(line, number, put)
+        # "when I moved from an A100 to a 4090 it OOMs": the card moved to is the run's
+        to_card = line[switched.end() :] if switched and mentions(line[switched.end() :]) else line
+        if to_card is not line and FAILED.search(line):
+            put([("last_change", "gpus_or_launch")], number, switched.group(0) if switched else line)
+        _gpu_names(to_card, number, put)
         one_card = [
             m
-            for m in _A_CARD.finditer(line)
+            for m in _A_CARD.finditer(to_card)
             if not (
-                negated(line, m.start())
-                or hypothetical(line, m.start(), m.end())
-                or describes_a_fix(line, m.end(), m.start())  # "on an A100 it works fine": not the failing run's
+                negated(to_card, m.start())
+                or hypothetical(to_card, m.start(), m.end())
+                or describes_a_fix(to_card, m.end(), m.start())  # "on an A100 it works fine": not the failing run's
             )
         ]
         if one_card:
             # a line that names two cards ("a 3090 and a 4090") names no single one
             cards_named += [(number, m.group(0)) for m in one_card]
-            several_cards = several_cards or len(mentions(line)) > 1
+            several_cards = several_cards or len(mentions(to_card)) > 1
         for m in _WORKS_THEN.finditer(line):
             if FAILED.search(line, m.end(), m.end() + 40):
                 name = _setting_named(m.group("key"))
@@ -2198,9 +2217,9 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
             line[start - 1 : start] in ("/", ".")
             or (line[end : end + 1] == "/" and mention.stated_gb is None)
             or line[end : end + 1] == "步"
-            or re.match(r"\s*(?:steps?|步|it)\b", line[end:], _I)
+            or re.match(r"\s*(?:steps?\b|步|it(?:/s\b|\s*\[|\s*,|\s*$))", line[end:], _I)
         ):
-            continue  # "3090/10000" is a progress count, "v2.4090" a version
+            continue  # "3090/10000" and "3090it [00:10, ...]" are progress counts, "v2.4090" a version
         if _UNSUPPORTED.search(line[max(0, start - 24) : start]) or describes_a_fix(line, end, start):
             set_aside = True
             continue  # "flash-attn does not support V100", "on an A100 it works fine"
