@@ -73,6 +73,8 @@ def facts(text: str) -> dict[str, object]:
         ("it crashes after ~300 steps with CUDA OOM", "oom_step", 300),
         ("OOM after about 1200 training steps", "oom_step", 1200),
         ("it OOMs at step ~1500", "oom_step", 1500),
+        ("it runs for 200 steps then OOMs", "oom_step", 200),
+        ("OOM after 300 iterations", "oom_step", 300),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
         ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),

@@ -1217,10 +1217,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # a count said roughly: "at step ~1500", "after about 300 steps", "after around 2000 training steps"
         r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*~?\s*(?P<n>\d+)\b|"
         r"\bafter\s+(?:~\s*|(?:about|around|approximately|roughly|some|nearly|almost|over|more\s+than)\s+)?"
-        r"(?P<a>\d+)\s+(?:training\s+)?steps\b|"
+        r"(?P<a>\d+)\s+(?:training\s+)?(?:steps|iterations|iters)\b|"
+        # "it runs for 200 steps then OOMs", "trained fine for about 1500 iterations"
+        r"\b(?:runs?|ran|trains?|trained|goes|went)\s+(?:fine\s+|ok\s+|well\s+)?for\s+"
+        r"(?:~\s*|(?:about|around|approximately|roughly|some|nearly|almost|over)\s+)?(?P<r>\d+)\s+(?:steps|iterations|iters)\b|"
         # not a pipeline's stage: DeepSpeed-Chat's "RuntimeError: Step 1 exited with non-zero status 1"
         r"\bstep\s+(?P<s>\d+)\b(?!\s+(?:exited|failed\s+with\s+(?:exit|non-zero)|of\s+the\s+(?:pipeline|readme|tutorial)))",
-        lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("s"))],
+        lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("r") or m.group("s"))],
     ),
     (
         r"\b(?:the\s+)?(?:very\s+)?first\s+(?:training\s+)?step\b|第一步|一开始(?:训练)?就|"
