@@ -75,6 +75,9 @@ def facts(text: str) -> dict[str, object]:
         ("it OOMs at step ~1500", "oom_step", 1500),
         ("it runs for 200 steps then OOMs", "oom_step", 200),
         ("OOM after 300 iterations", "oom_step", 300),
+        ("训练了3000步之后OOM", "oom_step", 3000),
+        ("跑了大概500个step以后爆显存", "oom_step", 500),
+        ("lora rank设成了64", "lora_r", 64),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
         ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),

@@ -39,7 +39,7 @@ _CHANGED_TO = "调到|调成|调为|调整为|调整到|改成|改为|改到|降
 #: Chinese verbs that raise a value: "cutoff_len 从 1024 加到 4096", "batch_size 从 2 调大到 8".
 _RAISED_TO = "加到|增加到|增大到|提高到|提升到|调大到|调高到|升到|改大到|加大到"
 _SEP = (
-    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|(?:都|均|也|已经?|要|需要|得)?(?:为|是|设为|设置为|设成|设置成|设到|到|设置?(?:的|了)?(?=\s*\d))|已经|"
+    r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|(?:都|均|也|已经?|要|需要|得)?(?:为|是|设为了?|设置为了?|设成了?|设置成了?|设到了?|到|设置?(?:的|了)?(?=\s*\d))|已经|"
     r"(?:都)?(?:已经?)?(?:" + _CHANGED_TO + r")了?|开到?(?=\s*\d)|"
     r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?"
     r"(?:set(?:ting)?|reduc(?:ed|ing|e)|lower(?:ed|ing)?|decreas(?:ed|ing|e)|drop(?:ped|ping)?|cut(?:ting)?)\s+"
@@ -1213,6 +1213,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
     (r"\bmac ?os\b|\bmacbook\b|\bapple m[1-4]\b", _simple("os", "macos")),
     (r"第\s*(?P<n>\d+)\s*(?:个)?\s*(?:step|步)", _simple("oom_step")),
+    # "训练了3000步之后OOM", "跑了大概500个step以后爆显存"
+    (
+        r"(?:训练|跑|运行|迭代)了?\s*(?:大概|大约|约|差不多|将近)?\s*(?P<n>\d+)\s*(?:个)?\s*(?:steps?|步|次迭代|iter(?:ation)?s?)"
+        r"\s*(?:之后|以后|后|左右)",
+        _simple("oom_step"),
+    ),
     (
         # a count said roughly: "at step ~1500", "after about 300 steps", "after around 2000 training steps"
         r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*~?\s*(?P<n>\d+)\b|"
