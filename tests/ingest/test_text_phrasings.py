@@ -78,6 +78,9 @@ def facts(text: str) -> dict[str, object]:
         ("训练了3000步之后OOM", "oom_step", 3000),
         ("跑了大概500个step以后爆显存", "oom_step", 500),
         ("lora rank设成了64", "lora_r", 64),
+        ("评估batch size设为16", "eval_batch_size", 16),
+        ("beam size 10", "num_beams", 10),
+        ("生成长度设为2048", "max_new_tokens", 2048),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
         ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),
@@ -309,6 +312,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
         # "it runs out of memory" does not say a setting made the run work
         ("with batch size 8 it runs out of memory", "resolved_by"),
+        # the evaluation's batch is not the training batch
+        ("评估batch size设为16", "batch_size"),
         # a tqdm count is not a card
         ("3090it [00:10, 5.2it/s]", "gpu_name"),
         # a dataset the run works with is not a change that broke it

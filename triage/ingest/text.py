@@ -606,7 +606,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: [("batch_size", m.group("n")), ("eval_batch_size", m.group("n"))],
     ),
     (
-        r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|评估批(?:次)?大小)" + _SEP + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
+        r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|评估批(?:次)?大小|(?:评估|验证|预测)(?:的|时的?)?\s*(?:batch[ _-]?size|bs|批大小))"
+        + _SEP
+        + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
         _simple("eval_batch_size"),
     ),
     (
@@ -619,6 +621,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         # "--batch_size 1" and "--batch-size 1" on a command line; a quoted value ('batch_size="1"')
         r"(?:(?<![\w-])|(?<=(?<![\w-])--))(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )"
+        r"(?<!评估)(?<!验证)(?<!预测)(?<!评估的)(?<!验证的)(?<!评估时)(?<!验证时)(?<!评估时的)(?<!验证时的)"
         r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?(?:batch[ _-]?size|\bbs\b|批(?:次|量)?大小|批大小)"
         + _SEP
         + r"[\"']?(?P<n>\d+)\b",
@@ -658,9 +661,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:最长|最大)的?(?:样本|数据|文本|对话)(?:有|是|达到|超过)\s*(?P<y>\d[\d,]*)\s*(?P<yk>[kK千])?\s*(?:个)?\s*(?:token|tokens|字)",
         lambda m: _sample_tokens(m),
     ),
-    (r"max[ _]new[ _]tokens" + _SEP + r"(?P<n>\d+)", _simple("max_new_tokens")),
+    (r"(?:max[ _]new[ _]tokens|生成长度|最大生成长度)" + _SEP + r"(?P<n>\d+)", _simple("max_new_tokens")),
     (
-        r"num[ _]beams" + _SEP + r"(?P<n>\d+)|(?<![\w.])(?P<b>\d+)\s*beams\b",
+        r"(?:num[ _]beams|\bbeam[ _](?:size|width)|束宽)" + _SEP + r"(?P<n>\d+)|(?<![\w.])(?P<b>\d+)\s*beams\b",
         lambda m: [("num_beams", m.group("n") or m.group("b"))],
     ),
     (
