@@ -312,6 +312,10 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("CUDA out of memory when quantizing LLaMA-70b to 4-bit with AutoAWQ", "quantization"),
         # "it runs out of memory" does not say a setting made the run work
         ("with batch size 8 it runs out of memory", "resolved_by"),
+        # a change asked about is not the run's setting, nor what made it work
+        ("would ZeRO-3 help?", "zero_stage"),
+        ("Is 4-bit quantization supported?", "quantization"),
+        ("does zero3 work with qlora? I get OOM with zero3", "resolved_by"),
         # the evaluation's batch is not the training batch
         ("评估batch size设为16", "batch_size"),
         # a tqdm count is not a card

@@ -95,6 +95,20 @@ _WANTS = re.compile(
 )
 
 
+#: A change asked about with its effect after it: "would ZeRO-3 help?", "can 8-bit Adam fix this?".
+_WOULD_IT = re.compile(
+    r"\b(?:would|will|could|can|does|do|might|may)\s+(?:the\s+|a\s+|using\s+|enabling\s+|switching\s+to\s+)?$", _I
+)
+_HELP_ASKED = re.compile(
+    r"\s*(?:[\w-]+\s+){0,2}?(?:help|fix|solve|reduce|save|lower|work|make\s+it\s+fit)\b[^.!\n]{0,40}\?", _I
+)
+#: Whether a setting is supported, asked: "Is 4-bit quantization supported?".
+_IS_IT = re.compile(r"\b(?:is|are)\s+(?:the\s+|a\s+)?$", _I)
+_SUPPORTED_ASKED = re.compile(
+    r"\s*(?:[\w-]+\s+){0,2}?(?:supported|possible|available|recommended|an\s+option)\b[^.!\n]{0,20}\?", _I
+)
+
+
 def hypothetical(line: str, start: int, end: int) -> bool:
     """Whether the setting at ``line[start:end]`` is asked about or suggested, not the run's own.
 
@@ -115,6 +129,10 @@ def hypothetical(line: str, start: int, end: int) -> bool:
     tail = line[end : stop.end() if stop else hi]
     if _WOULD_HELP.match(tail):
         return True  # FastChat#2572: "--load-8bit should help but ... is not supported": advice, not the run's setting
+    if _WOULD_IT.search(head[-40:]) and _HELP_ASKED.match(tail):
+        return True  # "would ZeRO-3 help?", "can 8-bit Adam fix this?": a change asked about
+    if _IS_IT.search(head[-20:]) and _SUPPORTED_ASKED.match(tail):
+        return True  # "Is 4-bit quantization supported?"
     if _QUESTION_TAIL.search(tail) is not None and _GUESS_HEAD.match(head):
         return True  # "Maybe DeepSpeed Inference mode supports something similar?": a guess at a tool to try
     asks = _QUESTION_TAIL.search(tail) is not None and _ASKS_WHETHER.search(head) is not None

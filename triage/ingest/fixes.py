@@ -183,6 +183,14 @@ _TRIED_BEFORE = re.compile(
 )
 
 
+#: A question whether something works, before the setting: "does zero3 work with qlora?".
+_ASKS_IF_WORKS = re.compile(
+    r"\b(?:does|do|did|will|would|can|could|is|are)\s+(?:\S+\s+){0,4}?(?:works?|fits?|runs?)\s+(?:\w+\s+)?(?:with|on|in|if|when)\s+"
+    r"(?:\S+\s+){0,2}$",
+    _I,
+)
+
+
 def tried_in_vain(line: str, start: int, end: int) -> bool:
     """Whether the change at ``line[start:end]`` was made and the run still failed ("tried reducing the batch size",
     "调小 batch_size 还是爆"): a cause that this change undoes is then less likely."""
@@ -209,6 +217,8 @@ def describes_a_fix(line: str, end: int, start: int | None = None) -> bool:
     clause = before[starts[-1] if starts else 0 :]
     if _FIX_BEFORE.search(clause) is None:
         return False
+    if _ASKS_IF_WORKS.search(clause) and cut is not None and rest[cut.start() : cut.end()] in ("?", "？"):
+        return False  # "does zero3 work with qlora?": asked, not what made the run work
     # "换成 DPO 就爆显存了", "改成 zero3，还是 OOM": what was switched to is what failed
     if FAILED.search(rest[: cut.start()] if cut else rest):
         return False
