@@ -81,6 +81,8 @@ def facts(text: str) -> dict[str, object]:
         ("评估batch size设为16", "eval_batch_size", 16),
         ("beam size 10", "num_beams", 10),
         ("生成长度设为2048", "max_new_tokens", 2048),
+        ("the loop is leaking GPU memory", "memory_growth", "growing"),
+        ("推理多次之后显存越来越高", "phase", "generation"),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
         ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),

@@ -1040,6 +1040,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:gpu\s+|cuda\s+)?(?:memory|vram)?\s*(?:which|that)?\s*(?:could|can|ca|would|wo|will|is|was)?\s*(?:not|n.t|never)\s+"
         r"(?:be\s+)?(?:released|freed)|"
         r"\b(?:leaks?|leaking|leaked)\s+(?:about\s+|around\s+|~\s*)?\d[\d.]*\s*[mg]i?b\b[^.;]{0,30}\b(?:every|each|per)\b|"
+        # "it leaks memory", "the loop is leaking GPU memory"
+        r"\b(?:leaks?|leaking|leaked)\s+(?:gpu\s+|cuda\s+|host\s+|cpu\s+)?(?:memory|vram|ram)\b|"
         r"\b(?:each|every|per)\s+(?:step|batch|iteration|iter|epoch)\b[^.;]{0,20}\b(?:leaks?|leaking)\s+(?:about\s+|around\s+|~\s*)?\d[\d.]*\s*[mg]i?b\b",
         _unless_negated(_simple("memory_growth", "growing")),
     ),
