@@ -82,6 +82,8 @@ def facts(text: str) -> dict[str, object]:
         ("beam size 10", "num_beams", 10),
         ("生成长度设为2048", "max_new_tokens", 2048),
         ("the loop is leaking GPU memory", "memory_growth", "growing"),
+        ("70亿参数的模型", "model_params_b", 7.0),
+        ("a 7-billion-parameter model", "model_params_b", 7.0),
         ("推理多次之后显存越来越高", "phase", "generation"),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
@@ -318,6 +320,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("would ZeRO-3 help?", "zero_stage"),
         ("Is 4-bit quantization supported?", "quantization"),
         ("does zero3 work with qlora? I get OOM with zero3", "resolved_by"),
+        # bits are not billions
+        ("the 8-bit model OOMs", "model_params_b"),
         # the evaluation's batch is not the training batch
         ("评估batch size设为16", "batch_size"),
         # a tqdm count is not a card

@@ -744,10 +744,15 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"(?<![\w.])(\d+)\s*[x×]\s*(\d+)\s*b\b", _moe),
     (
         # also a size glued to the family after it: "lora微调72Bqwen" (Qwen#708)
-        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*b(?:illion)?"
+        r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)(?:\s*|-)b(?:illion)?"
         r"(?:\b|(?=(?:qwen|llama|baichuan|mistral|mixtral|chatglm|glm|yi|internlm|deepseek|gemma|falcon|bloom)))"
         r"(?!\s*(?:tokens|yte|it\b))(?:\s*(?:params|parameters|model|参数|模型))?",
         lambda m: [] if worked_size(m) else _params(m),
+    ),
+    # in Chinese units of 100 million: "70亿参数的模型" is 7B, "1300亿参数" 130B
+    (
+        r"(?<![\w.])(?P<y>\d+(?:\.\d+)?)\s*亿\s*(?:个)?\s*(?:参数|params|parameters)",
+        lambda m: [("model_params_b", round(_num(m.group("y")) / 10, 3))] if 0.1 <= _num(m.group("y")) <= 20000 else [],
     ),
     # a model of millions of parameters: "finetune 117M model", "a 350M-parameter model"; and the small models people
     # name without a size (GPT-2, BERT, RoBERTa, T5, BART, XLNet, DeBERTa, BGE, Florence-2, Whisper), whose sizes are
