@@ -85,6 +85,8 @@ def facts(text: str) -> dict[str, object]:
         ("70亿参数的模型", "model_params_b", 7.0),
         ("a 7-billion-parameter model", "model_params_b", 7.0),
         ("推理多次之后显存越来越高", "phase", "generation"),
+        ("OOM in the first forward pass", "phase", "forward"),
+        ("the OOM occurs in accelerator.backward(loss)", "phase", "backward"),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
         ("my ram keeps climbing until the box freezes", "memory_growth", "growing"),

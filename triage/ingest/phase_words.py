@@ -221,6 +221,8 @@ _PHASES = (
         "backward",
         # not the step that went through: "loss.backward() works, but then optimizer.step() crashes", "loss.backward() 之后是 25G"
         r"\b(?:during|in)\s+(?:the\s+)?backward(?:\s+pass)?\b|"
+        # accelerate's and DeepSpeed's own call: "the OOM occurs in accelerator.backward(loss)", "model_engine.backward"
+        r"\b(?:accelerator|model_engine|engine)\.backward\s*\(|"
         r"loss\.backward(?!(?:\(\))?\s*(?:works|worked|is\s+fine|was\s+fine|goes\s+(?:through|fine)|went\s+(?:through|fine)|"
         r"succeed|finish|complete|之后|以后|后|完|没问题|正常|能过|可以过))|反向传播",
     ),
@@ -229,7 +231,7 @@ _PHASES = (
         r"optimizer\.step|\b(?:during|in)\s+(?:the\s+)?optimi[sz]er step\b|优化器(?:更新|step)|"
         r"\b(?:during|in|at)\s+(?:the\s+)?(?:optimi[sz]er\s+)?step\s*(?:\(\)\s*)?(?:function|call|method)\b",
     ),
-    ("forward", r"\b(?:during|in)\s+(?:the\s+)?forward(?:\s+pass)?\b|前向传播"),
+    ("forward", r"\b(?:during|in|on)\s+(?:the\s+)?(?:very\s+)?(?:first\s+)?forward(?:\s+pass)?\b|前向传播"),
     # last: training, without saying which part of the step
     (
         "training",
