@@ -86,6 +86,7 @@ def facts(text: str) -> dict[str, object]:
         ("a 7-billion-parameter model", "model_params_b", 7.0),
         ("推理多次之后显存越来越高", "phase", "generation"),
         ("OOM in the first forward pass", "phase", "forward"),
+        ("用的是freeze微调", "finetune_method", "freeze"),
         ("the OOM occurs in accelerator.backward(loss)", "phase", "backward"),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved

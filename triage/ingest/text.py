@@ -820,7 +820,10 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bwithout\s+(?:using\s+|any\s+)?(?:lora|adapters?)\b(?![\w-])(?!\s+(?:on|for|in|to)\b)",
         _simple("finetune_method", "full"),
     ),
-    (r"\bfreeze[- ]tuning\b|冻结微调", _unless_negated(_simple("finetune_method", "freeze"))),
+    (
+        r"\bfreeze[- ]tuning\b|冻结微调|\bfreeze\s*(?:微调|训练)|\bfinetuning_type\s*[:=]\s*[\"']?freeze\b",
+        _unless_negated(_simple("finetune_method", "freeze")),
+    ),
     (
         r"\b(?:load[_ ]in[_ ]4bit|4[- ]?bit|nf4|4位量化|int4)\b" + _NOT_SET_OFF,
         _unless_negated(_simple("quantization", "4bit")),
