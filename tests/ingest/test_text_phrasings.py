@@ -87,6 +87,8 @@ def facts(text: str) -> dict[str, object]:
         ("推理多次之后显存越来越高", "phase", "generation"),
         ("OOM in the first forward pass", "phase", "forward"),
         ("用的是freeze微调", "finetune_method", "freeze"),
+        # the stage that failed, when another stage is named first
+        ("SFT阶段没问题，DPO阶段OOM", "trainer_type", "dpo"),
         ("the OOM occurs in accelerator.backward(loss)", "phase", "backward"),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved

@@ -1976,8 +1976,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = extract(m)
                 except (ValueError, KeyError, IndexError):
                     pairs = []
-                if extract is _trainer and pairs and FAILED.search(line, m.end(), m.end() + 24):
-                    failing_stage.setdefault(pairs[0][1], (number, m.group(0)))
+                if extract is _trainer and pairs:
+                    # the failure before the next trainer named: "SFT阶段没问题，DPO阶段OOM" failed at DPO, not SFT
+                    following = pattern.search(line, m.end(), m.end() + 24)
+                    if FAILED.search(line, m.end(), following.start() if following else m.end() + 24):
+                        failing_stage.setdefault(pairs[0][1], (number, m.group(0)))
                 if pairs and hypothetical(line, m.start(), m.end()):
                     pairs = [(name, value) for name, value in pairs if name not in _SETTINGS]
                 if one_worked is not None:
