@@ -89,6 +89,7 @@ def facts(text: str) -> dict[str, object]:
         ("用的是freeze微调", "finetune_method", "freeze"),
         # the stage that failed, when another stage is named first
         ("SFT阶段没问题，DPO阶段OOM", "trainer_type", "dpo"),
+        ("两台机器，每台8卡", "gpu_count", 16),
         ("the OOM occurs in accelerator.backward(loss)", "phase", "backward"),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
