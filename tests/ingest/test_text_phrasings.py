@@ -90,6 +90,8 @@ def facts(text: str) -> dict[str, object]:
         # the stage that failed, when another stage is named first
         ("SFT阶段没问题，DPO阶段OOM", "trainer_type", "dpo"),
         ("两台机器，每台8卡", "gpu_count", 16),
+        ("RAM usage goes to 100% and the machine freezes", "error_kind", "host_oom"),
+        ("系统内存占用到100%", "error_kind", "host_oom"),
         ("the OOM occurs in accelerator.backward(loss)", "phase", "backward"),
         ("it crashes on the very first forward pass", "oom_step", 0),
         # how memory moved
@@ -326,6 +328,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("would ZeRO-3 help?", "zero_stage"),
         ("Is 4-bit quantization supported?", "quantization"),
         ("does zero3 work with qlora? I get OOM with zero3", "resolved_by"),
+        # the GPU's utilisation is not the host's memory
+        ("GPU utilization goes to 100%", "error_kind"),
         # bits are not billions
         ("the 8-bit model OOMs", "model_params_b"),
         # the evaluation's batch is not the training batch

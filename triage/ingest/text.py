@@ -952,6 +952,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bram\s*(?:会|就)?\s*(?:炸|爆)|\b(?:oom|out\s+of\s+memory)\s+(?:was|is)\s+(?:for|on|in)\s+(?:the\s+)?(?:cpu|host|system)\s+(?:ram|memory)\b|"
         r"cpu\s*(?:的)?\s*内存[^。；;！？!?，,]{0,16}?(?:oom|溢出|爆|不够|不足)|"
         r"\b(?:excessive|heavy|huge)\s+(?:cpu|host|system)\s+(?:ram|memory)\b|"
+        # the host's memory filled: "RAM usage goes to 100%", "system memory hits 100%", "内存占用到100%"
+        r"\b(?:ram|system\s+memory|cpu\s+memory|host\s+memory)\s+(?:usage\s+|use\s+)?(?:goes|went|reach(?:es|ed)?|hits?|"
+        r"is\s+at|climbs?|rises?|gets?)\s+(?:up\s+)?(?:to\s+)?100\s*%|(?:cpu|系统|主机|机器)\s*内存(?:占用|使用率)?\s*(?:到了?|达到|飙到|直接)\s*100\s*%|"
         # a process that vanishes without a traceback: a CUDA OOM raises one, the kernel's OOM killer leaves none
         # ("加载到29%退出，无报错", ChatGLM3#1323; "it quits without outputting a model response", transformers#16616)
         # ("exits without errors" alone is a run that finished)
