@@ -952,7 +952,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\bram\s*(?:会|就)?\s*(?:炸|爆)|\b(?:oom|out\s+of\s+memory)\s+(?:was|is)\s+(?:for|on|in)\s+(?:the\s+)?(?:cpu|host|system)\s+(?:ram|memory)\b|"
         r"cpu\s*(?:的)?\s*内存[^。；;！？!?，,]{0,16}?(?:oom|溢出|爆|不够|不足)|"
         r"\b(?:excessive|heavy|huge)\s+(?:cpu|host|system)\s+(?:ram|memory)\b|"
-        # the host's memory filled: "RAM usage goes to 100%", "system memory hits 100%", "内存占用到100%"
+        # the host's memory filled: "RAM usage goes to 100%", "system memory hits 100%", "系统内存占用到100%" (a bare 内存
+        # may be the card's)
         r"\b(?:ram|system\s+memory|cpu\s+memory|host\s+memory)\s+(?:usage\s+|use\s+)?(?:goes|went|reach(?:es|ed)?|hits?|"
         r"is\s+at|climbs?|rises?|gets?)\s+(?:up\s+)?(?:to\s+)?100\s*%|(?:cpu|系统|主机|机器)\s*内存(?:占用|使用率)?\s*(?:到了?|达到|飙到|直接)\s*100\s*%|"
         # a process that vanishes without a traceback: a CUDA OOM raises one, the kernel's OOM killer leaves none
@@ -1910,8 +1911,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         switched = _SWITCHED.search(line)
         # "after switching from Llama-2-7b to Llama-3-8B it OOMs": the model switched to is the run's
         model, said_model, worked = model_in_line(line[switched.end() :]) if switched else ([], "", False)
-        if model and not worked and FAILED.search(line):
-            put([("last_change", "model")], number, switched.group(0) if switched else line)
+        if switched and model and not worked and FAILED.search(line):
+            put([("last_change", "model")], number, switched.group(0))
         if not model:
             model, said_model, worked = model_in_line(line)
         if worked:
@@ -1927,8 +1928,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             put(_node_gpus(m), number, m.group(0))  # before the cards named alone: "8机*8卡A100" is 64
         # "when I moved from an A100 to a 4090 it OOMs": the card moved to is the run's
         to_card = line[switched.end() :] if switched and mentions(line[switched.end() :]) else line
-        if to_card is not line and FAILED.search(line):
-            put([("last_change", "gpus_or_launch")], number, switched.group(0) if switched else line)
+        if switched and to_card is not line and FAILED.search(line):
+            put([("last_change", "gpus_or_launch")], number, switched.group(0))
         _gpu_names(to_card, number, put)
         one_card = [
             m
