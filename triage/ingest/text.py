@@ -195,14 +195,16 @@ def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
 _HELD = re.compile(r"(?:占用?了?|用了|还剩|剩余?|释放了?)\s*(?:大概|大约|约|差不多)?\s*$")
 
 
+#: A rise to a size: "then suddenly jumps to 80GB", "peaks at 70GB".
+_RISE_TO = r"\b(?:jumps?|jumped|spikes?|spiked|climbs?|climbed|rises?|rose|peaks?|peaked)\s+(?:up\s+)?(?:to|at)"
 #: An English verb of use and its hedge, right before a size: "uses about", "takes ~", "eats up".
 _USE_VERB = (
     r"(?:\b(?:uses?|using|used|takes?|taking|took|consum\w*|occup\w*|costs?|costing|eats?|eating)\s+(?:up\s+)?|"
     # usage as the subject, or a rise to a size: "memory usage stays around 20GB", "then suddenly jumps to 80GB"
     r"\b(?:memory|vram|gpu)\s+(?:usage|use|consumption|footprint)\s+"
     r"(?:(?:stays?|stayed|is|was|sits?|hovers?|remains?|reach(?:es|ed)?|peaks?|peaked)\s+)?(?:at\s+)?|"
-    r"\b(?:jumps?|jumped|spikes?|spiked|climbs?|climbed|rises?|rose|grows?|grew|goes\s+up|went\s+up|peaks?|peaked)"
-    r"\s+(?:up\s+)?(?:to|at)\s+)"
+    + _RISE_TO
+    + r"\s+|\b(?:grows?|grew|goes\s+up|went\s+up)\s+(?:up\s+)?(?:to|at)\s+)"
     r"(?:(?:about|around|nearly|almost|over|roughly)\s+|~\s*)?"
 )
 #: That verb ending the text before a size: "it uses about 30GB of VRAM" says what was used, not the card's.
@@ -2209,9 +2211,8 @@ _QUANTIZING = re.compile(
 #: Words before a size that make it memory in use, not the card's: "another process is using 10GB".
 _USED_BEFORE = re.compile(
     r"\b(?:using|uses|used|occupied|occupies|holds?|held|free|allocated|reserved|process|costs?|costing|consum\w*|"
-    r"eats?|eating|usage|footprint)\b|占用|使用了|剩|"
+    r"eats?|eating|usage|footprint)\b|占用|使用了|剩|" + _RISE_TO + r"\b",
     # a rise to a size: "then suddenly jumps to 80GB"
-    r"\b(?:jumps?|jumped|spikes?|spiked|climbs?|climbed|rises?|rose|peaks?|peaked)\s+(?:up\s+)?(?:to|at)\b",
     _I,
 )
 
