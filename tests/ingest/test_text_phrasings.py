@@ -294,6 +294,48 @@ def facts(text: str) -> dict[str, object]:
         # models by family and size
         ("fine-tuning llama 65b with LoRA", "model_name", "llama-65b"),
         ("百川13B 全参微调", "model_name", "baichuan-13b"),
+        # a first step that went through: a later one failed
+        ("the first step is fine but the second one OOMs", "trained_before_oom", True),
+        ("第一步没问题，第二步就爆了", "trained_before_oom", True),
+        ("after the first step it crashes", "trained_before_oom", True),
+        ("It OOMs on the 3rd step, not the first", "oom_step", "3"),
+        ("OOM on the second iteration", "trained_before_oom", True),
+        ("at the start of the second epoch it OOMs", "trained_before_oom", True),
+        # FSDP and DeepSpeed named bare, as what trains or fails, or in a list of the set-up
+        ("FSDP training of llama 7b runs out of memory", "distributed", "fsdp"),
+        ("FSDP full shard across 4 A6000s", "distributed", "fsdp"),
+        ("FSDP OOM when saving", "distributed", "fsdp"),
+        ("llama 70b, fsdp, 8xA100, OOM", "distributed", "fsdp"),
+        ("llama 70b, deepspeed, 8xA100, OOM", "distributed", "deepspeed"),
+        ("deepspeed training OOMs on 2 GPUs", "distributed", "deepspeed"),
+        # what changed since it last worked
+        ("CUDA OOM after I increased max_length from 1024 to 4096", "max_length", 4096),
+        ("CUDA OOM after I increased max_length from 1024 to 4096", "last_change", "batch_or_length"),
+        ("I doubled the batch size and now it fails", "last_change", "batch_or_length"),
+        ("调大batch size就爆显存", "last_change", "batch_or_length"),
+        ("after upgrading transformers it OOMs", "last_change", "library_upgrade"),
+        ("升级transformers之后就开始OOM", "last_change", "library_upgrade"),
+        ("Since moving to multi-GPU with accelerate launch it OOMs", "last_change", "gpus_or_launch"),
+        ("after adding a second GPU it runs out of memory", "last_change", "gpus_or_launch"),
+        ("换成多卡就爆显存", "last_change", "gpus_or_launch"),
+        # a change that did not help
+        ("把batch size改成1也没用", "tried_without_effect", "batch_size"),
+        ("set max_length to 512, still OOM", "tried_without_effect", "max_length"),
+        # memory over time, said plainly
+        ("GPU memory slowly increases over time until OOM", "memory_growth", "growing"),
+        ("gpu usage creeps up until it crashes", "memory_growth", "growing"),
+        ("vram usage doubles after the first evaluation", "memory_growth", "growing"),
+        ("memory is flat at 20 GB", "memory_growth", "steady"),
+        ("the memory usage is stable the whole time", "memory_growth", "steady"),
+        ("显存一直很稳定，最后一个batch突然爆了", "memory_growth", "steady"),
+        ("memory stays constant at 20GB", "used_memory_bytes", 20 * 1024**3),
+        # cards counted besides the one the report is about
+        ("OOM only on GPU 0, the other 3 cards are fine", "gpu_count", 4),
+        ("0号卡爆了，其他3张卡显存正常", "gpu_count", 4),
+        ("I also tried other 2 GPUs", "gpu_count", 2),
+        # the save by other words
+        ("Training is fine until the first checkpoint is written", "phase", "saving"),
+        ("OOM when the trainer saves a checkpoint", "phase", "saving"),
     ],
 )
 def test_reads(text: str, name: str, value: object) -> None:
@@ -305,9 +347,18 @@ def test_reads(text: str, name: str, value: object) -> None:
     ("text", "name"),
     [
         ("evaluation loss looks fine", "phase"),  # no place in the run
+        # memory said unsteady; memory in use; a change that made it work
+        ("the memory is not stable", "memory_growth"),
+        ("memory stays constant at 20GB", "gpu_memory_bytes"),
+        ("OOM on first step fine-tuning Mistral-7B with LoRA", "trained_before_oom"),  # "fine-tuning" is not "fine"
+        ("CUDA OOM before the first step finishes", "trained_before_oom"),
+        ("after upgrading to 4.40 the OOM is gone", "last_change"),
+        ("I increased the batch size and it works fine", "last_change"),
+        ("after updating the weights in the optimizer step it OOMs", "last_change"),
+        ("after moving to multi-GPU it works", "last_change"),
+        ("set batch_size to 1 and it works", "tried_without_effect"),
         ("I generated the dataset yesterday", "phase"),
         ("I save the model after training", "phase"),
-        ("memory is flat at 20 GB", "memory_growth"),
         # a lowered setting that made the run work is a fix, not a change that failed
         ("Reducing the batch size fixed it", "tried_without_effect"),
         ("I reduced the batch size to 2 and it works", "tried_without_effect"),
@@ -497,3 +548,17 @@ def test_settings_stay_settings(text: str, name: str, value: object) -> None:
 def test_a_cudnn_error_beside_a_language_model_is_in_scope(text: str) -> None:
     # cuDNN also runs a language model's vision tower or audio encoder: the error is that run's, not an image model's
     assert "out_of_scope" not in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should I use FSDP or deepspeed?",  # a choice asked about
+        "应该用fsdp还是deepspeed？",
+        "Is it better to use deepspeed or fsdp?",
+        "- DeepSpeed version: not installed",  # an environment report names a package, not the run's set-up
+        "- DeepSpeed version: 0.14.0",
+    ],
+)
+def test_a_sharding_tool_named_is_not_always_the_runs(text: str) -> None:
+    assert "distributed" not in facts(text)

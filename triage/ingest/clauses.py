@@ -45,7 +45,8 @@ _SENTENCE_END = re.compile(r"[!?;。！？；]|\.(?!\w)")
 _ASKS_WHETHER = re.compile(
     r"\b(?:can|could|should|shall|may|might)\s+(?:i|we|you|one)\b|\bdo\s+(?:i|we|you)\s+(?:need|have)\s+to\b|"
     r"\bis\s+(?:it|there)\s+(?:possible|a\s+way|any\s+way|recommended)\b|\bhow\s+(?:can|do|should|could)\s+(?:i|we)\b|"
-    r"\bhow\s+to\b|\bwould\b|\bwhether\b|可以|可否|能否|能不能|是否|要不要|需不需要|需要|怎么|如何|怎样|应该|该不该",
+    r"\bhow\s+to\b|\bwould\b|\bwhether\b|\bis\s+it\s+better\s+to\b|\bwhich\s+(?:one\s+)?(?:is\s+better|should)\b|"
+    r"可以|可否|能否|能不能|是否|要不要|需不需要|需要|怎么|如何|怎样|应该|该不该",
     _I,
 )
 _QUESTION_TAIL = re.compile(r"[?？]|[吗么嘛][\s。.]*$")
@@ -56,7 +57,9 @@ _SAYS_WHEN = re.compile(
 #: The verb that puts the setting in question, right before it: "can I *enable* ...", "可以*开启*...吗".
 _TO_USE = re.compile(
     r"(?:\b(?:use|using|enable|enabling|set|setting|turn\s+on|add|adding|try|switch\s+to|apply)\s+(?:the\s+|a\s+)?(?:--)?|"
-    r"(?:开启|打开|启用|使用|用|设置|设|加上|加|改成|换成|试试)\s*)$",
+    r"(?:开启|打开|启用|使用|用|设置|设|加上|加|改成|换成|试试)\s*)"
+    # the second of two choices asked between: "should I use FSDP or DeepSpeed?", "用FSDP还是deepspeed"
+    r"(?:[\w.-]+\s*(?:\bor\b|\bvs\.?|\bversus\b|还是)\s*)?$",
     _I,
 )
 #: Someone suggesting a setting: "it suggests me to use --gradient_checkpointing", "建议开启".

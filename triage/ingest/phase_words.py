@@ -148,7 +148,9 @@ _PHASES = (
         r"(?<!gradient )(?<!gradient_)(?<!activation )(?<!activations )\bcheckpointing\s+(?:also\s+|always\s+|then\s+|still\s+)?"
         r"(?:ooms?\b|oomed\b|fails?\b(?!\s+to\b)|failed\b(?!\s+to\b)|crash\w*|runs?\s+out\s+of\s+(?:gpu\s+|cuda\s+)?memory)|"
         r"\bsav(?:e|es|ing)\s+(?:the\s+|a\s+)?(?:checkpoints?|ckpts?)\s+(?:also\s+|always\s+)?(?:ooms?\b|oomed\b|fails?\b(?!\s+to\b)|failed\b(?!\s+to\b)|crash\w*|runs?\s+out)|"
-        r"\b(?:when|while)\s+(?:the\s+|a\s+)?(?:checkpoint|model)\s+is\s+(?:being\s+)?saved\b|"
+        r"\b(?:when|while|until|as)\s+(?:the\s+|a\s+)?(?:first\s+)?(?:checkpoint|model)\s+is\s+(?:being\s+)?(?:saved|written)\b|"
+        # "OOM when the trainer saves a checkpoint", "it crashes when writing the checkpoint"
+        r"\b(?:when|while|as)\s+(?:the\s+trainer\s+|it\s+|i\s+)?(?:writ(?:es|ing)|sav(?:es|ing))\s+(?:the\s+|a\s+)?(?:first\s+)?checkpoints?\b|"
         r"\b(?:reach(?:es|ed)?|hits?|at)\s+(?:the\s+)?save_steps\b|(?:每次|每|一)?到了?\s*save_?steps|"
         # "model saving error", "checkpoint saving fails"; a sharded checkpoint consolidated into one
         r"\b(?:model|checkpoint|weights?)\s+saving\b|\bconsolidat(?:e|es|ed|ing|ion)\b[^.\n]{0,40}\b(?:checkpoints?|state[ _]dicts?|weights|shards)\b|"

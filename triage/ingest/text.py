@@ -203,6 +203,8 @@ _USE_VERB = (
     # usage as the subject, or a rise to a size: "memory usage stays around 20GB", "then suddenly jumps to 80GB"
     r"\b(?:memory|vram|gpu)\s+(?:usage|use|consumption|footprint)\s+"
     r"(?:(?:stays?|stayed|is|was|sits?|hovers?|remains?|reach(?:es|ed)?|peaks?|peaked)\s+)?(?:at\s+)?|"
+    # memory that stays at a size is in use, not the card: "memory stays constant at 20GB", "VRAM hovers around 18GB"
+    r"\b(?:memory|vram)\s+(?:stays?|stayed|sits?|hovers?|remains?|remained)\s+(?:(?:constant|stable|flat|steady)\s+)?(?:at\s+)?|"
     + _RISE_TO
     + r"\s+|\b(?:grows?|grew|goes\s+up|went\s+up)\s+(?:up\s+)?(?:to|at)\s+)"
     r"(?:(?:about|around|nearly|almost|over|roughly)\s+|~\s*)?"
@@ -379,8 +381,18 @@ def _node_gpus(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("gpu_count", nodes * per)] if nodes * per <= 1024 else []
 
 
+#: Right before a count of cards, words that leave one out: "the other 3 cards are fine", "其他3张卡显存正常".
+_THE_OTHER = re.compile(r"\bthe\s+other\s+$|(?:其他|其它|其余|另外|剩下的?)\s*$", _I)
+
+
+def _with_the_one(m: re.Match[str], count: int | None) -> int | None:
+    """The machine's count when the text counts the cards other than the one it is about ("GPU 0 OOMs, the other 3
+    cards are fine" is four cards)."""
+    return count + 1 if count and _THE_OTHER.search(m.string[max(0, m.start() - 16) : m.start()]) else count
+
+
 def _gpus(m: re.Match[str]) -> list[tuple[str, object]]:
-    count = _count(m.group("n"))
+    count = _with_the_one(m, _count(m.group("n")))
     return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
 
 
@@ -509,6 +521,45 @@ def _data_changed(m: re.Match[str]) -> list[tuple[str, object]]:
     """The data changed since the run last worked, when the line says the run with it failed ("It runs out of memory
     when I use a larger dataset"), not that it worked ("it works with a different dataset")."""
     return [("last_change", "data")] if FAILED.search(m.string) else []
+
+
+#: What follows a first step that went through: "the first step is fine", "第一步没问题", "the first step completes".
+_PASSED = re.compile(
+    r"\s*(?:(?:is|was|goes|went|runs?|ran|seems)\s+)?(?:fine|ok|okay|through|well|successfully)(?![\w-])|"
+    r"\s*(?:works?|worked|pass(?:es|ed)|complete[sd]?|finishe[sd]|succeed(?:s|ed)?)(?![\w-])|\s*(?:没问题|正常|可以|能跑|跑完|跑通|通过|之后|以后)",
+    _I,
+)
+_ORDINALS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "fifth": 5, "二": 2, "三": 3, "四": 4, "五": 5}
+
+
+def _first_step(m: re.Match[str]) -> list[tuple[str, object]]:
+    """The first step failed ("OOM at the very first step", "第一步就爆显存"), unless the words say it went through
+    ("the first step is fine but the second one OOMs", "after the first step", "第一步没问题"): then a later one failed."""
+    before = m.string[max(0, m.start() - 8) : m.start()]
+    if re.search(r"\bbefore\s+$", before):
+        return [("oom_step", 0)]  # "CUDA OOM before the first step finishes"
+    if _PASSED.match(m.string, m.end()) or re.search(r"\bafter\s+$", before):
+        return [("trained_before_oom", True)]
+    return [("oom_step", 0)]
+
+
+def _ordinal_step(m: re.Match[str]) -> list[tuple[str, object]]:
+    """A later step said by its ordinal ("on the 3rd step", "第二个batch"): the run trained before it failed."""
+    word = (m.group("o") or m.group("z")).lower()
+    return [("oom_step", _ORDINALS.get(word) or int(word[0])), ("trained_before_oom", True)]
+
+
+def _unless_sharding_asked(extract: Extract) -> Extract:
+    """An extractor that yields nothing when its match is asked about or suggested ("Should I use FSDP or
+    DeepSpeed?"), not the run's own (:func:`~triage.ingest.clauses.hypothetical`)."""
+
+    def guarded(m: re.Match[str]) -> list[tuple[str, object]]:
+        # the name inside the match is what the question's verb governs ("use FSDP" in "should I use FSDP or ...?")
+        name = re.search(r"fsdp2?|deepspeed", m.group(0), _I)
+        start, end = (m.start() + name.start(), m.start() + name.end()) if name else (m.start(), m.end())
+        return [] if hypothetical(m.string, start, end) else extract(m)
+
+    return guarded
 
 
 def _unless_negated(extract: Extract) -> Extract:
@@ -906,7 +957,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:every|each|with each|with every|per)\s+(?:step|iteration|batch|epoch)|"
         r"(?:每次|每轮|随着)(?:对话|提问|问答|推理|迭代|epoch)[^。，,.;；]{0,16}(?:增加|上涨|增长|变大|涨)|"
         r"\bmemory\s+(?:usage\s+)?(?:keeps?|kept)\s+(?:on\s+)?(?:growing|increasing|climbing|going up|rising)|"
-        r"\b(?:memory|vram)\s+(?:usage\s+)?(?:grows|increases|climbs|creeps up)\b|"
+        r"\b(?:memory|vram|gpu\s+usage)\s+(?:usage\s+|consumption\s+)?(?:slowly\s+|gradually\s+|steadily\s+|constantly\s+|continuously\s+)?"
+        r"(?:grows|increases|climbs|creeps up)\b|"
+        # a rise after each evaluation or save that is not given back: "vram usage doubles after the first evaluation"
+        r"\b(?:memory|vram|usage)\s+(?:doubles|doubled|goes\s+up|went\s+up|increases|increased)\s+after\s+(?:each|every|the\s+first)\s+"
+        r"(?:eval\w*|validation|epoch|save|checkpoint)\b|"
         # a chat that fails only after some turns: "CUDA out of memory after few messages in the chat" (TavernAI#15)
         r"\bafter\s+(?:a\s+)?(?:few|several|some|a\s+couple\s+of|\d+)\s+(?:chat\s+)?(?:messages|prompts|turns|replies|responses|rounds)\b|"
         # what an evaluation loop keeps: "the logits ... are accumulated", "会累积preds造成OOM" (transformers#12878, LlamaFactory#1595)
@@ -921,6 +976,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"\b(?:every|each)\s+time\b[^.;]{0,60}\b(?:memory|vram|usage)\b[^.;]{0,30}\b(?:increase[sd]?|grow[sn]?|goes\s+up)\b|"
         r"(?:每个?|每一)\s*(?:step|步|iteration|iter|batch|epoch|轮)[^，。,；;]{0,8}?(?:显存|内存)[^，。,；;]{0,4}?(?:都|会|也)?\s*(?:在)?\s*(?:增长|增加|上涨|变大|涨)",
         _simple("memory_growth", "growing"),
+    ),
+    # memory said not to grow: "memory stays constant", "VRAM usage is stable the whole time", "显存一直很稳定"
+    (
+        r"\b(?:memory|vram)\s+(?:usage\s+|consumption\s+)?(?:stays?|stayed|remains?|remained|is|was)\s+(?:(?:very|pretty|quite)\s+)?"
+        r"(?:constant|stable|flat|steady)\b|(?:显存|内存)(?:占用)?\s*(?:一直)?\s*(?:很|比较|非常)?(?:稳定|平稳|不变)",
+        _unless_negated(_simple("memory_growth", "steady")),
     ),
     # a memory leak named as what happens ("Memory leak during training", "训练过程中存在内存泄漏"); a guess at one is
     # not growth seen ("Maybe some library causes memory leak", "是否有显存泄露", "疑似显存泄露": development reports
@@ -1102,8 +1163,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:用|使用|采用|基于|开启了?|开了)\s*(?:pytorch\s*|torch\s*)?fsdp\b|\+\s*fsdp\b|\bfsdp\s*\+|"
         r"\bfsdp2?\s+(?:jobs?|runs?|training\s+(?:jobs?|runs?)|experiments?|workloads?)\b|"
         r"\bfsdp\s*(?:训练|微调|全参|全量|多卡)|\bdistributed_type\s*[:=]\s*['\"]?fsdp\b|^\s*fsdp_config\s*:|"
-        r"\b(?:with|using|via|uses|use|used|enable|enabled|to)\s+(?:pytorch\s+|torch\s+|the\s+)?fsdp\b(?!\s*(?:is|was)\b)",
-        _unless_negated(_simple("distributed", "fsdp")),
+        r"\b(?:with|using|via|uses|use|used|enable|enabled|to)\s+(?:pytorch\s+|torch\s+|the\s+)?fsdp\b(?!\s*(?:is|was)\b)|"
+        # named as what trains or fails ("FSDP training of llama 7b OOMs", "FSDP full shard across 4 A6000s", "fsdp OOM
+        # when saving"), or as one item of a list of the run's set-up ("llama 70b, fsdp, 8xA100, OOM")
+        r"\bfsdp2?\s+(?:training|fine-?tun\w*|finetun\w*|sft|oom\w*|out\s+of\s+memory|full[_ ]?shard|shard[_ ]grad[_ ]op|hybrid[_ ]shard)\b|"
+        r"(?:^|[,;|/(])\s*fsdp2?\s*(?=[,;|/)])",
+        _unless_sharding_asked(_unless_negated(_simple("distributed", "fsdp"))),
     ),
     # host RAM said in words: "CPU OOM", "not GPU memory, but regular system memory", "out of my 64G ram", "system RAM
     # fills up to 64GB", "the kernel kills it"
@@ -1261,11 +1326,18 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"第一个\s*(?:step|batch|iteration|迭代)|刚(?:开始|启动)(?:训练)?就|(?:训练)?一(?:启动|跑|运行|执行)就|还没(?:开始)?(?:训练|跑)就|"
         # "在训练开始前就报错OOM", "before training even starts"
         r"训练(?:开始|启动)(?:之)?前(?:就)?|\bbefore\s+(?:the\s+)?training\s+(?:even\s+)?(?:starts|started|begins|began)\b",
-        _unless_negated(_simple("oom_step", 0)),
+        _unless_negated(_first_step),
+    ),
+    # a later step by its ordinal: "it OOMs on the 3rd step", "OOM on the second iteration"
+    (
+        r"\b(?:on|at|in|during)\s+the\s+(?P<o>second|third|fourth|fifth|2nd|3rd|[4-9]th)\s+(?:training\s+)?(?:step|iteration|batch)\b|"
+        r"第\s*(?P<z>[二三四五])\s*(?:个)?\s*(?:step|步|iteration|batch|迭代)",
+        _unless_negated(_ordinal_step),
     ),
     # a later epoch: "at epoch 3", "第3个epoch的时候"
     (
-        r"\b(?:at|in|during)\s+(?:the\s+)?(?:epoch\s+[2-9]\d*|(?:second|third|fourth|2nd|3rd|\d+th)\s+epoch)\b|"
+        r"\b(?:at|in|during)\s+(?:the\s+)?(?:(?:start|beginning|end|middle)\s+of\s+(?:the\s+)?)?"
+        r"(?:epoch\s+[2-9]\d*|(?:second|third|fourth|2nd|3rd|\d+th)\s+epoch)\b|"
         r"第\s*[2-9二三四五六七八九]\s*个?\s*(?:epoch|轮)|\bepoch\s*[2-9]\d*\s*的?(?:时候|时)",
         _unless_negated(_simple("trained_before_oom", True)),
     ),
@@ -1274,8 +1346,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"^\s*deepspeed\s+(?:--|\S+\.py\b)|(?<![\w-])--deepspeed(?:_config|_config_file|_multinode_launcher)?\b(?!\s*(?:none|false)\b)|"
         # the engine's set-up, called or named as where it failed: "在deepspeed.initialize阶段还是oom了" (EAGLE#260)
         r"(?<![\w.])deepspeed\.initiali[sz]e\b|"
-        r"\bdeepspeed\s*(?:的)?\s*(?:配置|config(?:uration)?\s*(?:is|was|file|:))|(?:用|使用|采用|基于|开启了?)\s*deepspeed",
-        _unless_negated(_simple("distributed", "deepspeed")),
+        r"\bdeepspeed\s*(?:的)?\s*(?:配置|config(?:uration)?\s*(?:is|was|file|:))|(?:用|使用|采用|基于|开启了?)\s*deepspeed|"
+        # named as what trains or fails, or as one item of a list of the run's set-up (as FSDP above)
+        r"\bdeepspeed\s+(?:training|fine-?tun\w*|finetun\w*|sft|oom\w*|out\s+of\s+memory)\b|"
+        r"(?:^|[,;|/(])\s*deepspeed\s*(?=[,;|/)])",
+        _unless_sharding_asked(_unless_negated(_simple("distributed", "deepspeed"))),
     ),
     # DeepSpeed named by what only a DeepSpeed run has: its config keys, DeepSpeed-Chat's scripts (its own code in a
     # traceback: _SHARDING_FRAME)
@@ -1380,7 +1455,7 @@ def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
         or (m.group("n8") and int(m.group("m8")) not in _GPU_MEMORY_SIZES)
     ):
         return []  # "80G*8 VRAM" is eight cards of a card's size; "100G*3" is not
-    count = _count(raw)
+    count = _with_the_one(m, _count(raw))
     if count == 1 and _PLACED_ON_ONE.search(m.string[max(0, m.start() - 40) : m.start()]):
         return []  # where the model went, not the machine: "loads the model directly into one GPU", "uses only one gpu"
     return [("gpu_count", count)] if count and 1 <= count <= 1024 else []
@@ -1551,6 +1626,42 @@ _LOWERED_AFTER = re.compile(
     _changed_key(batch=r"batch(?:[ _-]?size)?")
     + r"`?\s*(?:已经|也|都)?\s*(?:调小|减小|降低|缩短|减少|改小|调低|调到最小|降到最小)(?:了)?",
     _I,
+)
+#: A batch or length raised, then the failure: "I doubled the batch size and now it fails", "after increasing
+#: max_length it OOMs", "调大batch size就爆显存", "batch_size改大之后OOM".
+_RAISED = re.compile(
+    r"(?:\b(?:increas\w*|rais\w*|doubl\w*|bump\w*|bigger|larger|longer)\s+(?:up\s+)?(?:the\s+|my\s+)?|"
+    r"(?:调大|增大|加大|增加|提高|改大)(?:了)?\s*)`?" + _CHANGED_KEY,
+    _I,
+)
+_RAISED_AFTER = re.compile(
+    _changed_key(batch=r"batch(?:[ _-]?size)?") + r"`?\s*(?:调大|增大|加大|改大|翻倍|变大)(?:了)?", _I
+)
+#: More GPUs or another launcher, then the failure: "since moving to multi-GPU it OOMs", "after adding a second GPU",
+#: "换成多卡就爆显存".
+_WENT_MULTI = re.compile(
+    r"\b(?:since|after|when)\s+(?:i\s+|we\s+)?(?:mov\w*|switch\w*|go(?:ing)?|went|chang\w*)\s+to\s+(?:a\s+)?"
+    r"(?:multi(?:ple)?[- ]?gpus?|multi[- ]?node|several\s+gpus|more\s+gpus|ddp|distributed)\b|"
+    r"\b(?:since|after|when)\s+(?:i\s+|we\s+)?add(?:ed|ing)?\s+(?:a\s+)?(?:second|another|more)\s+(?:gpu|card)s?\b|"
+    r"(?:换成|改成|改用|切换到|换到)(?:了)?(?:多卡|多机|多张卡|分布式)",
+    _I,
+)
+#: A package upgraded, then the failure: "after upgrading transformers it OOMs", "since I updated trl",
+#: "升级transformers之后就爆显存".
+_UPGRADED = re.compile(
+    # not the weights a step updates ("after updating the weights it OOMs")
+    r"\b(?:after|since)\s+(?:i\s+|we\s+)?(?:upgrad|updat|bump)\w*\b(?!\s+(?:the\s+)?(?:weights|param|optimi[sz]er|gradients|model\s+param))|"
+    r"\bpip\s+install\s+(?:-U|--upgrade)\b|"
+    r"(?:升级|更新)(?:了)?[^。，,；;\n]{0,24}(?:之后|以后|后)",
+    _I,
+)
+#: A setting changed to a value: "set max_length to 512", "把batch size改成1". With a clause saying the run still
+#: failed (:func:`~triage.ingest.fixes.tried_in_vain`), a change that did not help.
+_SET_TO = re.compile(
+    r"\b(?:set|setting|chang(?:e|ed|ing)|put)\s+(?:the\s+|my\s+)?`?" + _CHANGED_KEY + r"`?\s*(?:to|=)\s*\d+", _I
+)
+_SET_TO_AFTER = re.compile(
+    _changed_key(batch=r"batch(?:[ _-]?size)?") + r"`?\s*(?:改成|改为|改到|调到|调成|设为|设成|设置为|降到|减到)了?\s*\d+", _I
 )
 _FROM_TO = re.compile(
     _CHANGED_KEY + r"\s*(?:from|从)\s*(?P<a>\d+)\s*"
@@ -1842,6 +1953,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         for m in _INLINE.finditer(line):
             if negated(line, m.start()) or hypothetical(line, m.start(), m.end()):
                 continue
+            if (m.group(2) or "").lower() in ("version", "versions"):
+                continue  # an environment report's "DeepSpeed version: not installed" names a package, not a setting
             if fixing or tells_a_fix(line, m.start(), m.end()) or describes_a_fix(line, m.end(), m.start()):
                 fixed.update(_inline(m))
                 fix_line = fix_line or number
@@ -1954,6 +2067,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put([(name, int(m.group("b")))], number, m.group(0))
                 fixed[name] = int(m.group("a"))
                 fix_line = fix_line or number
+        for m in (*_SET_TO.finditer(line), *_SET_TO_AFTER.finditer(line)):
+            if tried_in_vain(line, m.start(), m.end()):
+                tried.setdefault(_setting_named(m.group("key")), number)  # "把batch size改成1也没用"
         for m in (*_LOWERED.finditer(line), *_LOWERED_AFTER.finditer(line)):
             name = _setting_named(m.group("key"))
             if name not in fixed and describes_a_fix(line, m.end(), m.start()):
@@ -1961,6 +2077,23 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 fix_line = fix_line or number
             elif tried_in_vain(line, m.start(), m.end()):
                 tried.setdefault(name, number)  # "I tried reducing the batch size", "调小batch_size还是爆"
+        for m in (*_RAISED.finditer(line), *_RAISED_AFTER.finditer(line)):
+            name = _setting_named(m.group("key"))
+            if name in ("batch_size", "max_length") and FAILED.search(line, m.end()) and not describes_a_fix(
+                line, m.end(), m.start()
+            ):
+                put([("last_change", "batch_or_length")], number, m.group(0))  # raising it is what broke the run
+        went_multi = _WENT_MULTI.search(line)
+        if went_multi and FAILED.search(line, went_multi.end()) and not describes_a_fix(line, went_multi.end()):
+            put([("last_change", "gpus_or_launch")], number, went_multi.group(0))
+        upgraded = _UPGRADED.search(line)
+        if (
+            upgraded
+            and FAILED.search(line, upgraded.end())
+            and not negated(line, upgraded.start())
+            and not describes_a_fix(line, upgraded.end(), upgraded.start())
+        ):
+            put([("last_change", "library_upgrade")], number, upgraded.group(0))
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
@@ -1974,8 +2107,13 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put([(name, before)], number, m.group(0))  # the run that failed had the first value
                 fixed[name] = after
                 fix_line = fix_line or number
+            elif FAILED.search(line, 0, m.start()):
+                # "CUDA OOM after I increased max_length from 1024 to 4096": the run has the value it was changed to
+                put([(name, after)], number, m.group(0))
             else:
                 put([(name, before)], number, m.group(0))
+            if after > before and name in ("batch_size", "max_length") and name not in fixed and FAILED.search(line):
+                put([("last_change", "batch_or_length")], number, m.group(0))  # raising it is what broke the run
         for pattern, extract in PATTERNS:
             for m in pattern.finditer(line):
                 try:
@@ -2284,6 +2422,7 @@ def _gpu_names(line: str, number: int, put: Callable[..., None]) -> None:
         and not _SPARE.match(line, m.end())
         and not _HELD.search(line[max(0, m.start() - 8) : m.start()])
         and not _USED_BEFORE.search(line[max(0, m.start() - 30) : m.start()])
+        and not _USES.search(line[max(0, m.start() - 40) : m.start()])  # "memory stays constant at 20GB": in use
         and not _USED_AFTER.match(line, m.end())
         and not _DELTA_BEFORE.search(line[max(0, m.start() - 30) : m.start()])
         and not _DELTA_AFTER.match(line, m.end())
