@@ -333,6 +333,13 @@ def facts(text: str) -> dict[str, object]:
         ("OOM only on GPU 0, the other 3 cards are fine", "gpu_count", 4),
         ("0号卡爆了，其他3张卡显存正常", "gpu_count", 4),
         ("I also tried other 2 GPUs", "gpu_count", 2),
+        # the validation batch by its other names (verl's val_batch_size)
+        ("val_batch_size=64", "eval_batch_size", "64"),
+        ("validation_batch_size: 32", "eval_batch_size", "32"),
+        # a 16-bit load chosen over fp32, and the next sentence says it fixed the OOM: the failing run loaded fp32
+        ("Load the model in bfloat16 instead of fp32. Solves the OOM right away.", "torch_dtype", "fp32"),
+        ("Load the model in bfloat16 instead of fp32. Solves the OOM right away.", "resolved_by", "torch_dtype"),
+        ("I load it in bf16 instead of fp32 and it still OOMs", "torch_dtype", "bf16"),
         # the save by other words
         ("Training is fine until the first checkpoint is written", "phase", "saving"),
         ("OOM when the trainer saves a checkpoint", "phase", "saving"),
@@ -352,6 +359,7 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("memory stays constant at 20GB", "gpu_memory_bytes"),
         ("OOM on first step fine-tuning Mistral-7B with LoRA", "trained_before_oom"),  # "fine-tuning" is not "fine"
         ("CUDA OOM before the first step finishes", "trained_before_oom"),
+        ("Loading it in bf16 solves the OOM right away", "oom_step"),  # a fix, not an immediate OOM
         ("after upgrading to 4.40 the OOM is gone", "last_change"),
         ("I increased the batch size and it works fine", "last_change"),
         ("after updating the weights in the optimizer step it OOMs", "last_change"),

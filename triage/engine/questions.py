@@ -108,7 +108,7 @@ ANSWERED: Mapping[str, float] = {
     "trainer_type": 0.19,
     "transformers_version": 0.06,
     "trl_version": 0.0,
-    "zero_stage": 0.12,
+    "zero_stage": 0.11,
     "zero_stage|distributed=deepspeed": 0.66,
 }
 
@@ -130,8 +130,8 @@ MIN_ANSWERED = 0.05
 ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
     "attn_implementation": {"eager": 0.3, "flash_attention_2": 0.63, "sdpa": 0.07},
     "distributed": {"ddp": 0.1, "deepspeed": 0.55, "fsdp": 0.18, "model_parallel": 0.11, "none": 0.05},
-    "error_kind": {"cublas_alloc": 0.0, "cuda_oom": 0.82, "host_oom": 0.15, "other": 0.03},
-    "finetune_method": {"freeze": 0.01, "full": 0.53, "lora": 0.36, "qlora": 0.1},
+    "error_kind": {"cublas_alloc": 0.0, "cuda_oom": 0.81, "host_oom": 0.15, "other": 0.03},
+    "finetune_method": {"freeze": 0.01, "full": 0.53, "lora": 0.36, "qlora": 0.11},
     "gradient_checkpointing": {"False": 0.31, "True": 0.69},
     "mixed_precision": {"bf16": 0.39, "fp16": 0.61},
     "phase": {
@@ -145,15 +145,15 @@ ANSWER_VALUES: Mapping[str, Mapping[str, float]] = {
         "saving": 0.04,
         "training": 0.5,
     },
-    "quantization": {"4bit": 0.6, "8bit": 0.27, "none": 0.13},
-    "torch_dtype": {"bf16": 0.32, "fp16": 0.51, "fp32": 0.17},
+    "quantization": {"4bit": 0.61, "8bit": 0.27, "none": 0.13},
+    "torch_dtype": {"bf16": 0.33, "fp16": 0.51, "fp32": 0.16},
     "trainer_type": {
         "custom": 0.13,
         "dpo": 0.11,
-        "grpo": 0.24,
+        "grpo": 0.23,
         "orpo": 0.02,
         "ppo": 0.13,
-        "sft": 0.25,
+        "sft": 0.26,
         "trainer": 0.12,
     },
 }

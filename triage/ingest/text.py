@@ -532,10 +532,16 @@ _PASSED = re.compile(
 _ORDINALS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "fifth": 5, "二": 2, "三": 3, "四": 4, "五": 5}
 
 
+#: Before a failure word, a verb that says it was fixed: "Solves the OOM right away" is not an immediate OOM.
+_FIXED_BEFORE = re.compile(r"\b(?:solv|fix|avoid|prevent|resolv|remov|eliminat)\w*\s+(?:the\s+|this\s+|an?\s+|that\s+)?$", _I)
+
+
 def _first_step(m: re.Match[str]) -> list[tuple[str, object]]:
     """The first step failed ("OOM at the very first step", "第一步就爆显存"), unless the words say it went through
     ("the first step is fine but the second one OOMs", "after the first step", "第一步没问题"): then a later one failed."""
     before = m.string[max(0, m.start() - 8) : m.start()]
+    if _FIXED_BEFORE.search(m.string[max(0, m.start() - 20) : m.start()]):
+        return []  # "Loading it in bf16 solves the OOM right away"
     if re.search(r"\bbefore\s+$", before):
         return [("oom_step", 0)]  # "CUDA OOM before the first step finishes"
     if _PASSED.match(m.string, m.end()) or re.search(r"\bafter\s+$", before):
@@ -659,7 +665,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         lambda m: [("batch_size", m.group("n")), ("eval_batch_size", m.group("n"))],
     ),
     (
-        r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|评估批(?:次)?大小|(?:评估|验证|预测)(?:的|时的?)?\s*(?:batch[ _-]?size|bs|批大小))"
+        r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|val(?:id|idation)?[ _-]batch[ _-]?size|评估批(?:次)?大小|"
+        r"(?:评估|验证|预测)(?:的|时的?)?\s*(?:batch[ _-]?size|bs|批大小))"
         + _SEP
         + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
         _simple("eval_batch_size"),
@@ -1646,6 +1653,12 @@ _WENT_MULTI = re.compile(
     r"(?:换成|改成|改用|切换到|换到)(?:了)?(?:多卡|多机|多张卡|分布式)",
     _I,
 )
+#: A 16-bit dtype chosen over fp32: "load PI0.5 in bfloat16 instead of fp32", "use fp16 rather than float32".
+_DTYPE_INSTEAD = re.compile(
+    r"\b(?P<new>bf16|bfloat16|fp16|float16|half(?:\s+precision)?)\s+(?:instead\s+of|rather\s+than|not)\s+"
+    r"(?:the\s+(?:default\s+)?)?(?:fp32|float32|full\s+precision|32[- ]bit)\b",
+    _I,
+)
 #: A package upgraded, then the failure: "after upgrading transformers it OOMs", "since I updated trl",
 #: "升级transformers之后就爆显存".
 _UPGRADED = re.compile(
@@ -2066,6 +2079,14 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     del out[name]  # "max_length 1024" read inline on this line is the value that works
                 put([(name, int(m.group("b")))], number, m.group(0))
                 fixed[name] = int(m.group("a"))
+                fix_line = fix_line or number
+        for m in _DTYPE_INSTEAD.finditer(line):
+            # "Load PI0.5 in bfloat16 instead of fp32. Solves the OOM right away.": with a fix said in the clause or
+            # the next sentence, the failing run loaded fp32 and the 16-bit load is the change that fixed it
+            nxt = re.compile(r"[.!?。！？]\s*").search(line, m.end())
+            if describes_a_fix(line, m.end(), m.start()) or (nxt and describes_a_fix(line, nxt.end())):
+                put([("torch_dtype", "fp32")], number, m.group(0))
+                fixed["torch_dtype"] = _DTYPE_WORDS[m.group("new").split()[0].lower()]
                 fix_line = fix_line or number
         for m in (*_SET_TO.finditer(line), *_SET_TO_AFTER.finditer(line)):
             if tried_in_vain(line, m.start(), m.end()):
