@@ -333,6 +333,13 @@ def facts(text: str) -> dict[str, object]:
         ("OOM only on GPU 0, the other 3 cards are fine", "gpu_count", 4),
         ("0号卡爆了，其他3张卡显存正常", "gpu_count", 4),
         ("I also tried other 2 GPUs", "gpu_count", 2),
+        # a process that ends with no error of its own: the OOM killer
+        ("It gets to 4/9 on the progress bar and then just exits", "error_kind", "host_oom"),
+        ("the process just stops with no error message", "error_kind", "host_oom"),
+        ("loading checkpoint shards stops at 3/8 and the process disappears", "error_kind", "host_oom"),
+        # a count times a card's size, said alone
+        ("I have 8 x 80GB and still cannot train 70B", "gpu_count", 8),
+        ("4*24G显存", "gpu_count", 4),
         # the validation batch by its other names (verl's val_batch_size)
         ("val_batch_size=64", "eval_batch_size", "64"),
         ("validation_batch_size: 32", "eval_batch_size", "32"),
@@ -360,6 +367,9 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("OOM on first step fine-tuning Mistral-7B with LoRA", "trained_before_oom"),  # "fine-tuning" is not "fine"
         ("CUDA OOM before the first step finishes", "trained_before_oom"),
         ("Loading it in bf16 solves the OOM right away", "oom_step"),  # a fix, not an immediate OOM
+        ("the server has 2 x 32GB RAM", "gpu_count"),  # host RAM's sticks, not cards
+        ("the training exits with an error: CUDA out of memory", "error_kind"),  # an error of its own is not a silent kill
+        ("it stops without any error after I lowered the batch size", "oom_step"),
         ("after upgrading to 4.40 the OOM is gone", "last_change"),
         ("I increased the batch size and it works fine", "last_change"),
         ("after updating the weights in the optimizer step it OOMs", "last_change"),

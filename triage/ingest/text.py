@@ -836,7 +836,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?:(?<![\w.\-])(?P<n2>\d{1,3})|(?<![简清订账名菜])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
         r"(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:显存)?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
         # a count times the card's memory: "8*80G显卡" (LlamaFactory#2992), "4x80G GPUs" (llama-cookbook#626)
-        r"|(?<![\w.])(?P<n8>\d{1,2})\s*[x×*]\s*(?P<m8>\d{2,3})\s*G(?:B|iB)?\s*(?:的)?\s*(?:显卡|卡|(?:gpus?|cards?)(?![a-z]))"
+        r"|(?<![\w.])(?P<n8>\d{1,2})\s*[x×*]\s*(?P<m8>\d{2,3})\s*G(?:B|iB)?\s*(?:的)?\s*(?:显卡|卡|显存|(?:gpus?|cards?|vram)(?![a-z])|"
+        # said alone, a count times a card's size is the cards ("I have 8 x 80GB"), not host RAM's sticks ("2 x 32GB RAM")
+        r"(?![\w.]|\s*(?:of\s+)?(?:ram|内存|ddr\d?|dimms?|system|host|cpu)\b))"
         r"|(?:" + _GPU_NAMES + r")\s*(?:显卡|卡)?\s*(?P<n6>[两二三四五六七八]|\d{1,2})\s*(?:张|块|台)"
         r"|(?<![\w.])(?P<m5>\d{2,3})\s*G(?:B|iB)?\s*[x×*]\s*(?P<n5>\d{1,2})(?![\w.])(?=\s*(?:vram|gpus?|cards?|显存|显卡|卡|\)|$))"
         r"|(?<![\d.])(?P<n4>[单一两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?"
@@ -1030,8 +1032,12 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # ("加载到29%退出，无报错", ChatGLM3#1323; "it quits without outputting a model response", transformers#16616)
         # ("exits without errors" alone is a run that finished)
         r"\b(?:dies|died|crash(?:es|ed))\b[^.;\n]{0,30}?\bwithout\s+(?:any\s+|an\s+)?(?:error|message|traceback|exception)|"
-        r"\b(?:quits?|quitted|exits?|exited|terminat(?:es|ed)|stops?|stopped)\b[^.;\n]{0,30}?\bwithout\s+(?:any\s+|an\s+)?"
+        r"\b(?:quits?|quitted|exits?|exited|terminat(?:es|ed)|stops?|stopped)\b[^.;\n]{0,30}?\b(?:without|with\s+no)\s+(?:any\s+|an\s+)?"
         r"(?:(?:error\s+)?(?:message|traceback)|output(?:ting)?\b)|"
+        # a run cut off mid-way with no word of why: "It gets to 4/9 on the progress bar and then just exits", "the
+        # process disappears" (a finished run "exits"; it does not "just exit" part-way)
+        r"\bthen\s+just\s+(?:exits|exited|quits|disappears|disappeared|vanishes|vanished)\b|"
+        r"\b(?:the\s+)?process\s+(?:just\s+)?(?:disappears|disappeared|vanishes|vanished)\b|"
         r"(?<!正常)(?:退出|闪退|崩溃|挂掉|停止运行)了?[，,\s]*也?(?:无|没有|没)(?:任何)?(?:报错|错误|提示|输出)|"
         r"(?:无|没有|没)(?:任何)?(?:报错|错误提示|提示)[，,\s]*(?:就|直接|自动){0,2}(?:退出|闪退|崩溃)",
         _unless_negated(_simple("error_kind", "host_oom")),
