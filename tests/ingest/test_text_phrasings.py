@@ -337,6 +337,12 @@ def facts(text: str) -> dict[str, object]:
         ("It gets to 4/9 on the progress bar and then just exits", "error_kind", "host_oom"),
         ("the process just stops with no error message", "error_kind", "host_oom"),
         ("loading checkpoint shards stops at 3/8 and the process disappears", "error_kind", "host_oom"),
+        # Chinese ways of saying a count, a bound and growth
+        ("v100 32g四张，跑qwen2.5-14b全参", "gpu_count", 4),
+        ("batch_size已经是1了，max_length也只有512", "max_length", "512"),
+        ("每次eval之后显存都会增加一点", "memory_growth", "growing"),
+        ("rollout阶段OOM", "phase", "generation"),
+        ("跑着跑着显存就满了", "memory_growth", "growing"),
         # a count times a card's size, said alone
         ("I have 8 x 80GB and still cannot train 70B", "gpu_count", 8),
         ("4*24G显存", "gpu_count", 4),

@@ -96,7 +96,7 @@ _PHASES = (
         r"\b(?:each|every)\s+(?:successive|new|subsequent)\s+(?:prompt|message|reply|turn|question)\b|\bin\s+chat\s+mode\b|"
         r"\bchat\s+script\b|\bafter\s+(?:my|the)\s+(?:story|conversation|chat|context)\s+(?:gets|got|grows|grew)\s+longer\b|"
         # an RL trainer's rollouts are generation: "large rollout.n encounter OOM", "OOM during rollout"
-        r"\b(?:during|in|at)\s+(?:the\s+)?rollouts?\b|\brollout\s+(?:phase|stage)\b|\brollout\.n\b|"
+        r"\b(?:during|in|at)\s+(?:the\s+)?rollouts?\b|\brollout\s+(?:phase|stage)\b|\brollout\.n\b|rollout\s*(?:阶段|的时候|时|过程中)|"
         # rounds of a chat: "连续体验十几轮问答后", "随着问答轮数的增加", "after 10 rounds of conversation", "multi-turn chat"
         # (a count of at most four digits, not a run of them: "\d+" before "轮" would retry every digit of a long run)
         r"(?:(?<!\d)\d{1,4}|几|十几|数|多|若干)\s*轮(?:的)?(?:问答|对话|聊天)|(?:问答|对话|聊天)(?:的)?轮数|"

@@ -40,6 +40,8 @@ _CHANGED_TO = "调到|调成|调为|调整为|调整到|改成|改为|改到|降
 _RAISED_TO = "加到|增加到|增大到|提高到|提升到|调大到|调高到|升到|改大到|加大到"
 _SEP = (
     r"\s*(?:=|:|：|\bof\b|\bis\b|\bwas\b|(?:都|均|也|已经?|要|需要|得)?(?:为|是|设为了?|设置为了?|设成了?|设置成了?|设到了?|到|设置?(?:的|了)?(?=\s*\d))|已经|"
+    # "max_length也只有512"
+    r"(?:也|都)?只有(?=\s*\d)|"
     r"(?:都)?(?:已经?)?(?:" + _CHANGED_TO + r")了?|开到?(?=\s*\d)|"
     r"(?:(?:is|was|has\s+been|have\s+been)\s+)?(?:already\s+)?"
     r"(?:set(?:ting)?|reduc(?:ed|ing|e)|lower(?:ed|ing)?|decreas(?:ed|ing|e)|drop(?:ped|ping)?|cut(?:ting)?)\s+"
@@ -839,7 +841,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?<![\w.])(?P<n8>\d{1,2})\s*[x×*]\s*(?P<m8>\d{2,3})\s*G(?:B|iB)?\s*(?:的)?\s*(?:显卡|卡|显存|(?:gpus?|cards?|vram)(?![a-z])|"
         # said alone, a count times a card's size is the cards ("I have 8 x 80GB"), not host RAM's sticks ("2 x 32GB RAM")
         r"(?![\w.]|\s*(?:of\s+)?(?:ram|内存|ddr\d?|dimms?|system|host|cpu)\b))"
-        r"|(?:" + _GPU_NAMES + r")\s*(?:显卡|卡)?\s*(?P<n6>[两二三四五六七八]|\d{1,2})\s*(?:张|块|台)"
+        r"|(?:" + _GPU_NAMES + r")\s*(?:\d{2,3}\s*G[B]?\s*)?(?:显卡|卡)?\s*(?P<n6>[两二三四五六七八]|\d{1,2})\s*(?:张|块|台)"
         r"|(?<![\w.])(?P<m5>\d{2,3})\s*G(?:B|iB)?\s*[x×*]\s*(?P<n5>\d{1,2})(?![\w.])(?=\s*(?:vram|gpus?|cards?|显存|显卡|卡|\)|$))"
         r"|(?<![\d.])(?P<n4>[单一两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?"
         r"(?:(?:nvidia|tesla|geforce|quadro)\s*){0,2}(?:(?:rtx|gtx)\s*)?(?:" + _GPU_NAMES + r")",
@@ -1121,6 +1123,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:显存|内存)[^。，,；;]{0,4}随着[^。，,；;]{0,6}(?:训练|迭代|steps?|步|epochs?|轮|时间|对话|次数|iter)"
         r"[^。，,；;]{0,8}(?:增加|增长|上涨|上升|变大)|"
         r"(?:显存|内存)[^。，,；;]{0,4}每次[^。，,；;]{1,12}(?:都|也|就)?\s*(?:会)?(?:增加|增长|上涨|上升|变大)|"
+        # "每次eval之后显存都会增加一点", "跑着跑着显存就满了"
+        r"每次[^。，,；;]{1,12}(?:之后|以后|后)[^。，,；;]{0,2}(?:显存|内存)[^。，,；;]{0,6}(?:增加|增长|上涨|上升|变大|涨)|"
+        r"(?:跑|训|训练)着(?:跑|训|训练)?着[^。，,；;]{0,6}(?:显存|内存)[^。，,；;]{0,4}(?:就)?(?:满|爆|不够|涨)|"
         r"(?:显存|内存)[^。，,；;]{0,4}(?:缓慢|慢慢地?)\s*(?:增加|增长|上涨|上升|变大)|(?:显存|内存)(?:占用)?\s*(?:不断)?叠加|"
         # an amount left behind at every step: "each time I called loss.backward() and enter the next batch, there would
         # be 30mb of gpu memory which could not be released" (mistral-inference#20), "every step leaks 30MB"
