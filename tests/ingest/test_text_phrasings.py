@@ -318,6 +318,9 @@ def facts(text: str) -> dict[str, object]:
         ("Since moving to multi-GPU with accelerate launch it OOMs", "last_change", "gpus_or_launch"),
         ("after adding a second GPU it runs out of memory", "last_change", "gpus_or_launch"),
         ("换成多卡就爆显存", "last_change", "gpus_or_launch"),
+        # a list of things tried in vain: the run had them on, and the lowered ones did not help
+        ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "gradient_checkpointing", True),
+        ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "tried_without_effect", "batch_size"),
         # a change that did not help
         ("把batch size改成1也没用", "tried_without_effect", "batch_size"),
         ("set max_length to 512, still OOM", "tried_without_effect", "max_length"),

@@ -173,7 +173,9 @@ CLAUSE_REACH = 160
 _IN_VAIN_AFTER = re.compile(
     r"[^.;!?。；！？\n]{0,60}?(?:\bstill\b(?!\s+(?:works?|fits?|runs?\s+fine|trains?\s+fine))|\bpersists?\b|\b(?:did(?:n'?t|\s+not)|does(?:n'?t|\s+not)|won'?t)\s+"
     r"(?:help|work|solve|fix|change)|\bno\s+(?:luck|effect|difference|change|improvement)\b|\bwithout\s+(?:success|luck)\b|"
-    r"\bsame\s+(?:error|oom|issue|problem|result)\b|还是|依然|仍然|依旧|照样|也不行|都不行|没用|没有用|无效|没效果|没有效果|不管用|也会?爆)",
+    r"\bsame\s+(?:error|oom|issue|problem|result)\b|\bnothing\s+(?:works?|worked|helps?|helped)\b|"
+    r"\bnone\s+of\s+(?:them|these|those|it)\s+(?:works?|worked|helps?|helped)\b|"
+    r"还是|依然|仍然|依旧|照样|也不行|都不行|没用|没有用|无效|没效果|没有效果|不管用|也会?爆)",
     _I,
 )
 #: Right before a change, that it was tried while still failing: "I tried reducing", "even after lowering", "尝试调小".

@@ -2015,6 +2015,11 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put(toggle.on, number, line)
             elif state is False:
                 put(toggle.off, number, line)
+            if state is None and tried_in_vain(line, *span):
+                # "I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works": the run had
+                # it on when it failed (not a lowered setting: turning a feature on is no evidence against the causes
+                # it undoes, since it may be on and without effect)
+                put(toggle.on, number, line)
         same.update(_same_setting(m) for m in _SAME_SETTING.finditer(line))
         one_worked = _ONE_CARD_WORKED.search(line)
         if one_worked is not None and not negated(line, one_worked.start()):
