@@ -332,6 +332,8 @@ def facts(text: str) -> dict[str, object]:
         ("the memory usage is stable the whole time", "memory_growth", "steady"),
         ("显存一直很稳定，最后一个batch突然爆了", "memory_growth", "steady"),
         ("memory stays constant at 20GB", "used_memory_bytes", 20 * 1024**3),
+        ("为啥竟然消耗60G的显存？", "used_memory_bytes", 60 * 1024**3),
+        ("Each forward pass sucks up about 1gb of gpu memory", "used_memory_bytes", 1024**3),
         # cards counted besides the one the report is about
         ("OOM only on GPU 0, the other 3 cards are fine", "gpu_count", 4),
         ("0号卡爆了，其他3张卡显存正常", "gpu_count", 4),
@@ -377,6 +379,10 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("CUDA OOM before the first step finishes", "trained_before_oom"),
         ("Loading it in bf16 solves the OOM right away", "oom_step"),  # a fix, not an immediate OOM
         ("the server has 2 x 32GB RAM", "gpu_count"),  # host RAM's sticks, not cards
+        # memory used or left is not the card's
+        ("为啥竟然消耗60G的显存？", "gpu_memory_bytes"),
+        ("Each forward pass sucks up about 1gb of gpu memory", "gpu_memory_bytes"),
+        ("Only about 1.6 GiB of GPU memory available", "gpu_memory_bytes"),
         ("the training exits with an error: CUDA out of memory", "error_kind"),  # an error of its own is not a silent kill
         ("it stops without any error after I lowered the batch size", "oom_step"),
         ("after upgrading to 4.40 the OOM is gone", "last_change"),

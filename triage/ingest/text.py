@@ -194,14 +194,14 @@ def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("max_length", int(number))] if number >= 16 else []
 
 
-_HELD = re.compile(r"(?:占用?了?|用了|还剩|剩余?|释放了?)\s*(?:大概|大约|约|差不多)?\s*$")
+_HELD = re.compile(r"(?:占用?了?|用了|用掉了?|消耗了?|耗了|吃了|还剩|剩余?|释放了?)\s*(?:大概|大约|约|差不多|将近|接近)?\s*$")
 
 
 #: A rise to a size: "then suddenly jumps to 80GB", "peaks at 70GB".
 _RISE_TO = r"\b(?:jumps?|jumped|spikes?|spiked|climbs?|climbed|rises?|rose|peaks?|peaked)\s+(?:up\s+)?(?:to|at)"
 #: An English verb of use and its hedge, right before a size: "uses about", "takes ~", "eats up".
 _USE_VERB = (
-    r"(?:\b(?:uses?|using|used|takes?|taking|took|consum\w*|occup\w*|costs?|costing|eats?|eating)\s+(?:up\s+)?|"
+    r"(?:\b(?:uses?|using|used|takes?|taking|took|consum\w*|occup\w*|costs?|costing|eats?|eating|sucks?|sucking|hogs?|hogging)\s+(?:up\s+)?|"
     # usage as the subject, or a rise to a size: "memory usage stays around 20GB", "then suddenly jumps to 80GB"
     r"\b(?:memory|vram|gpu)\s+(?:usage|use|consumption|footprint)\s+"
     r"(?:(?:stays?|stayed|is|was|sits?|hovers?|remains?|reach(?:es|ed)?|peaks?|peaked)\s+)?(?:at\s+)?|"
@@ -217,7 +217,9 @@ _USES = re.compile(_USE_VERB + r"$", _I)
 
 #: Words after a size that make it what is left over: "有20GB的显存是盈余的", "20G空闲".
 _SPARE = re.compile(
-    r"\s*(?:的)?\s*(?:显存)?\s*(?:是|都是|还是)?\s*(?:盈余|空余|剩余|富余|空闲|多余|余量|free\b|spare\b|left\b|unused\b)",
+    r"\s*(?:的)?\s*(?:显存)?\s*(?:是|都是|还是)?\s*(?:盈余|空余|剩余|富余|空闲|多余|余量|可用|free\b|spare\b|left\b|unused\b|"
+    # "Only about 1.6 GiB of GPU memory available"
+    r"(?:of\s+)?(?:gpu\s+|cuda\s+)?(?:memory\s+|vram\s+)?(?:is\s+|are\s+)?(?:still\s+)?available\b)",
     _I,
 )
 
