@@ -314,6 +314,8 @@ def facts(text: str) -> dict[str, object]:
         ("I doubled the batch size and now it fails", "last_change", "batch_or_length"),
         ("调大batch size就爆显存", "last_change", "batch_or_length"),
         ("after upgrading transformers it OOMs", "last_change", "library_upgrade"),
+        ("After the 1.2.0 release my job OOMs", "last_change", "library_upgrade"),
+        ("Reducing max_new_tokens to 256 avoids the OOM", "resolved_by", "max_new_tokens"),
         ("升级transformers之后就开始OOM", "last_change", "library_upgrade"),
         ("Since moving to multi-GPU with accelerate launch it OOMs", "last_change", "gpus_or_launch"),
         ("after adding a second GPU it runs out of memory", "last_change", "gpus_or_launch"),

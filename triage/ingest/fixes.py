@@ -21,6 +21,8 @@ _FIX = re.compile(
     r"就好了|解决了|(?<![还会])不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
     r"就不(?:再)?(?:oom|报错|爆显存|溢出|爆)了?|(?:才|就)(?:不会|不再|不|没有?)(?:再)?(?:oom|报错|爆显存|爆|溢出|出现oom)|(?:之后|以后|后)?(?:就)?(?:正常了|恢复正常)|"
     r"\bhelped\b|\b(?:the\s+)?(?:oom|error|problem|issue)\s+(?:is\s+gone|went\s+away|disappeared)\b|"
+    # "Reducing max_new_tokens to 256 avoids the OOM"
+    r"\b(?:avoids?|avoided|prevents?|prevented)\s+(?:the\s+|this\s+|an?\s+)?(?:oom|out\s+of\s+memory|error|crash)\b|"
     r"\b(?:it\s+)?(?:was|is)\s+(?:fine|ok(?:ay)?)\s*(?:again|now|then)?\s*$|"
     r"(?:才|就)(?:可以|能)(?:正常|顺利)?(?:跑|运行|训练|微调)|(?<!不)(?:可以|能)\s*(?:正常|顺利)\s*(?:跑|运行|训练|微调)|不再(?:报错|爆显存|oom)|"
     r"(?<![不没])能够\s*(?:支持)?\s*(?:正常)?\s*(?:运行|跑|训练)(?!吗|么|\?|？)|"

@@ -1678,6 +1678,8 @@ _UPGRADED = re.compile(
     # not the weights a step updates ("after updating the weights it OOMs")
     r"\b(?:after|since)\s+(?:i\s+|we\s+)?(?:upgrad|updat|bump)\w*\b(?!\s+(?:the\s+)?(?:weights|param|optimi[sz]er|gradients|model\s+param))|"
     r"\bpip\s+install\s+(?:-U|--upgrade)\b|"
+    # "After the 1.2.0 release my job OOMs", "since the latest update"
+    r"\b(?:after|since)\s+(?:the\s+)?(?:latest\s+|new\s+|recent\s+)?(?:v?\d+(?:\.\d+)+\s+)?(?:release|update|upgrade)\b|"
     r"(?:升级|更新)(?:了)?[^。，,；;\n]{0,24}(?:之后|以后|后)",
     _I,
 )
