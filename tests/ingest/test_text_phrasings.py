@@ -320,6 +320,12 @@ def facts(text: str) -> dict[str, object]:
         ("Since moving to multi-GPU with accelerate launch it OOMs", "last_change", "gpus_or_launch"),
         ("after adding a second GPU it runs out of memory", "last_change", "gpus_or_launch"),
         ("换成多卡就爆显存", "last_change", "gpus_or_launch"),
+        # one set-up that works set against one that fails: the failing one is the run's, the other its fix
+        ("zero2 works but zero3 OOMs", "zero_stage", 3),
+        ("zero2 works but zero3 OOMs", "resolved_by", "zero_stage"),
+        ("LoRA works fine but full fine-tuning OOMs", "finetune_method", "full"),
+        ("qlora works, lora OOMs", "finetune_method", "lora"),
+        ("mistral-7b worked, llama3-8b OOMs", "model_name", "llama3-8b"),
         # a list of things tried in vain: the run had them on, and the lowered ones did not help
         ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "gradient_checkpointing", True),
         ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "tried_without_effect", "batch_size"),

@@ -12,7 +12,7 @@ becomes a fact.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from triage.hardware.gpus import GiB, MiB, mentions, names_pattern
@@ -1857,6 +1857,40 @@ def _longer_on_the_line(first: Found, value: object, number: int, said: str) -> 
         return False
 
 
+_WORKED_EN = r"(?:works|worked|runs|ran|trains|trained)\s+(?:fine|ok|okay|well|perfectly)|works|worked|(?:is|was)\s+fine|fits"
+#: One set-up that works set against one that fails, each named in a few words: "zero2 works but zero3 OOMs", "LoRA
+#: works fine, full fine-tuning OOMs", "mistral-7b worked, llama3-8b OOMs". The one that fails is the run's; the one
+#: that works is what fixes it. (A value that works then one that fails, "batch size 2 works, at 8 it OOMs", and one
+#: card working where several fail are read by :data:`_WORKS_THEN` and :data:`_ONE_CARD_WORKED`.)
+_WORKS_BUT_FAILS = re.compile(
+    r"(?:^|(?<=[,.;:!?(])\s*)(?P<a>[^\s\d,.;:!?(][^\s,.;:!?]*(?:\s+[^\s,.;:!?]+){0,3}?)\s+(?:" + _WORKED_EN + r")\s*"
+    r"(?:,\s*(?:but|while|whereas|yet)?|;|\s+(?:but|while|whereas|yet))\s+"
+    r"(?P<b>[^\s\d,.;!?][^\s,.;!?]*(?:\s+[^\s,.;!?]+){0,3}?)\s+"
+    r"(?P<fail>ooms|oomed|fails|failed|crash(?:es|ed)|runs\s+out\s+of\s+(?:gpu\s+)?memory|goes\s+oom)\b",
+    _I,
+)
+#: Words that make the first half a subject or a phase rather than a set-up ("it works", "training works, evaluation
+#: OOMs": a phase is read as such).
+_NO_SETUP = re.compile(
+    r"^(?:it|this|that|everything|training|the\s+training|the\s+code|the\s+script|inference|evaluation|generation|"
+    r"single\s+gpu(?:\s+training)?|one\s+gpu|a\s+single\s+gpu|\w+\s+(?:should|would|could|might|may))$",
+    _I,
+)
+
+
+def _split_comparisons(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """Each line, with a set-up that works set against one that fails (:data:`_WORKS_BUT_FAILS`) told in the order the
+    reader trusts: the failing set-up first (the run's: the first reading of a setting wins), then the working one
+    said as a fix."""
+    for number, line in lines:
+        m = _WORKS_BUT_FAILS.search(line) if len(line) <= 400 else None
+        if m is None or _NO_SETUP.match(m.group("a")) or _WORKS_THEN.search(line) or _ONE_CARD_WORKED.search(line):
+            yield number, line
+            continue
+        yield number, f"{line[: m.start()]}{m.group('b')} {m.group('fail')}{line[m.end() :]}"
+        yield number, f"{m.group('a')} works fine"
+
+
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
@@ -1925,7 +1959,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the lines read are under a heading that says what fixed it ("### Solution")."""
     fix_next = False
     """Whether the line before said only that what follows is the change ("改成", "changed it to:")."""
-    for number, raw_line in lines:
+    for number, raw_line in _split_comparisons(lines):
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
         quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
         training_said = training_said or _TRAINING_SAID.search(raw_line) is not None
