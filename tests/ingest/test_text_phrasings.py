@@ -326,6 +326,9 @@ def facts(text: str) -> dict[str, object]:
         ("LoRA works fine but full fine-tuning OOMs", "finetune_method", "full"),
         ("qlora works, lora OOMs", "finetune_method", "lora"),
         ("mistral-7b worked, llama3-8b OOMs", "model_name", "llama3-8b"),
+        ("fine with qlora, OOM with lora", "finetune_method", "lora"),
+        ("works with batch size 2 but OOMs with 4", "batch_size", 4),
+        ("works fine with max_length 1024, but OOMs with 4096", "max_length", 4096),
         # a list of things tried in vain: the run had them on, and the lowered ones did not help
         ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "gradient_checkpointing", True),
         ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "tried_without_effect", "batch_size"),

@@ -1869,6 +1869,13 @@ _WORKS_BUT_FAILS = re.compile(
     r"(?P<fail>ooms|oomed|fails|failed|crash(?:es|ed)|runs\s+out\s+of\s+(?:gpu\s+)?memory|goes\s+oom)\b",
     _I,
 )
+#: The same with the set-ups after the verbs: "fine with qlora, OOM with lora", "It works with fp16 but OOMs with fp32".
+_FINE_WITH_BUT_FAILS_WITH = re.compile(
+    r"\b(?:" + _WORKED_EN + r"|fine|ok|okay)\s+(?:with|using|on)\s+(?P<a>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)\s*"
+    r"(?:,\s*(?:but\s+)?|\s+but\s+)(?:it\s+)?(?P<fail>ooms?|oomed|fails|failed|crash(?:es|ed)|runs\s+out\s+of\s+(?:gpu\s+)?memory)"
+    r"\s+(?:with|using|on)\s+(?P<b>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)(?=\s*(?:[,.;:!?]|$))",
+    _I,
+)
 #: Words that make the first half a subject or a phase rather than a set-up ("it works", "training works, evaluation
 #: OOMs": a phase is read as such).
 _NO_SETUP = re.compile(
@@ -1883,12 +1890,16 @@ def _split_comparisons(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, 
     reader trusts: the failing set-up first (the run's: the first reading of a setting wins), then the working one
     said as a fix."""
     for number, line in lines:
-        m = _WORKS_BUT_FAILS.search(line) if len(line) <= 400 else None
+        m = (_WORKS_BUT_FAILS.search(line) or _FINE_WITH_BUT_FAILS_WITH.search(line)) if len(line) <= 400 else None
         if m is None or _NO_SETUP.match(m.group("a")) or _WORKS_THEN.search(line) or _ONE_CARD_WORKED.search(line):
             yield number, line
             continue
-        yield number, f"{line[: m.start()]}{m.group('b')} {m.group('fail')}{line[m.end() :]}"
-        yield number, f"{m.group('a')} works fine"
+        failing, working = m.group("b"), m.group("a")
+        key = re.fullmatch(r"(.*?\D)\s*\d+", working)
+        if key and failing.isdigit():
+            failing = f"{key.group(1)} {failing}"  # "works with batch size 2 but OOMs with 4": the batch size of 4
+        yield number, f"{line[: m.start()]}{failing} {m.group('fail')}{line[m.end() :]}"
+        yield number, f"{working} works fine"
 
 
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
