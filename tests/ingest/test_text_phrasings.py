@@ -329,6 +329,10 @@ def facts(text: str) -> dict[str, object]:
         ("fine with qlora, OOM with lora", "finetune_method", "lora"),
         ("works with batch size 2 but OOMs with 4", "batch_size", 4),
         ("works fine with max_length 1024, but OOMs with 4096", "max_length", 4096),
+        ("lora可以跑，全参就爆", "finetune_method", "full"),
+        ("zero3能跑，zero2就爆显存", "zero_stage", 2),
+        ("qwen-7b没问题，qwen-14b就爆显存", "model_name", "qwen-14b"),
+        ("训练的时候没问题，评估的时候就爆", "phase", "evaluation"),  # phases are not set-ups
         # a list of things tried in vain: the run had them on, and the lowered ones did not help
         ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "gradient_checkpointing", True),
         ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "tried_without_effect", "batch_size"),

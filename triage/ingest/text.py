@@ -1876,6 +1876,15 @@ _FINE_WITH_BUT_FAILS_WITH = re.compile(
     r"\s+(?:with|using|on)\s+(?P<b>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)(?=\s*(?:[,.;:!?]|$))",
     _I,
 )
+#: In Chinese, two short set-ups with no phase, neither a bare number: "lora可以跑，全参就爆", "zero3能跑，zero2就爆显存".
+_ZH_WORKS_BUT_FAILS = re.compile(
+    r"(?:^|(?<=[，,。；;！!？?\s]))(?P<a>[^，,。；;！!？?\s\d][^，,。；;！!？?]{0,14}?)(?:能跑|可以跑|可以训练|能训练|没问题|正常)[了的]?"
+    r"\s*[，,]\s*(?:但是?|而|可是)?\s*(?P<b>[^，,。；;！!？?\s\d][^，,。；;！!？?]{0,14}?)(?:就|会|却|直接)"
+    r"(?P<fail>爆显存|爆了|爆|oom|显存不足|显存不够|溢出)",
+    _I,
+)
+#: A phase, a time or a person in a Chinese half: then it is not a set-up ("训练的时候没问题，评估的时候就爆").
+_ZH_NOT_SETUP = re.compile(r"训练|推理|评估|验证|测试|预测|加载|保存|生成|合并|时|候|我|之前|以前|现在|单卡|多卡|[一二两三四五六七八]卡")
 #: Words that make the first half a subject or a phase rather than a set-up ("it works", "training works, evaluation
 #: OOMs": a phase is read as such).
 _NO_SETUP = re.compile(
@@ -1890,6 +1899,11 @@ def _split_comparisons(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, 
     reader trusts: the failing set-up first (the run's: the first reading of a setting wins), then the working one
     said as a fix."""
     for number, line in lines:
+        zh = _ZH_WORKS_BUT_FAILS.search(line) if len(line) <= 400 else None
+        if zh and not _ZH_NOT_SETUP.search(zh.group("a") + zh.group("b")) and not _WORKS_THEN.search(line):
+            yield number, f"{line[: zh.start()]}{zh.group('b')}就{zh.group('fail')}{line[zh.end() :]}"
+            yield number, f"{zh.group('a')}就可以了"
+            continue
         m = (_WORKS_BUT_FAILS.search(line) or _FINE_WITH_BUT_FAILS_WITH.search(line)) if len(line) <= 400 else None
         if m is None or _NO_SETUP.match(m.group("a")) or _WORKS_THEN.search(line) or _ONE_CARD_WORKED.search(line):
             yield number, line
