@@ -334,8 +334,16 @@ def facts(text: str) -> dict[str, object]:
         ("qwen-7b没问题，qwen-14b就爆显存", "model_name", "qwen-14b"),
         ("训练的时候没问题，评估的时候就爆", "phase", "evaluation"),  # phases are not set-ups
         # a list of things tried in vain: the run had them on, and the lowered ones did not help
-        ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "gradient_checkpointing", True),
-        ("I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works", "tried_without_effect", "batch_size"),
+        (
+            "I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works",
+            "gradient_checkpointing",
+            True,
+        ),
+        (
+            "I tried gradient checkpointing, 8-bit adam and a lower batch size but nothing works",
+            "tried_without_effect",
+            "batch_size",
+        ),
         # a change that did not help
         ("把batch size改成1也没用", "tried_without_effect", "batch_size"),
         ("set max_length to 512, still OOM", "tried_without_effect", "max_length"),
@@ -398,7 +406,10 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("为啥竟然消耗60G的显存？", "gpu_memory_bytes"),
         ("Each forward pass sucks up about 1gb of gpu memory", "gpu_memory_bytes"),
         ("Only about 1.6 GiB of GPU memory available", "gpu_memory_bytes"),
-        ("the training exits with an error: CUDA out of memory", "error_kind"),  # an error of its own is not a silent kill
+        (
+            "the training exits with an error: CUDA out of memory",
+            "error_kind",
+        ),  # an error of its own is not a silent kill
         ("it stops without any error after I lowered the batch size", "oom_step"),
         ("after upgrading to 4.40 the OOM is gone", "last_change"),
         ("I increased the batch size and it works fine", "last_change"),

@@ -194,7 +194,9 @@ def _tokens(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("max_length", int(number))] if number >= 16 else []
 
 
-_HELD = re.compile(r"(?:占用?了?|用了|用掉了?|消耗了?|耗了|吃了|还剩|剩余?|释放了?)\s*(?:大概|大约|约|差不多|将近|接近)?\s*$")
+_HELD = re.compile(
+    r"(?:占用?了?|用了|用掉了?|消耗了?|耗了|吃了|还剩|剩余?|释放了?)\s*(?:大概|大约|约|差不多|将近|接近)?\s*$"
+)
 
 
 #: A rise to a size: "then suddenly jumps to 80GB", "peaks at 70GB".
@@ -537,7 +539,9 @@ _ORDINALS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "fifth": 
 
 
 #: Before a failure word, a verb that says it was fixed: "Solves the OOM right away" is not an immediate OOM.
-_FIXED_BEFORE = re.compile(r"\b(?:solv|fix|avoid|prevent|resolv|remov|eliminat)\w*\s+(?:the\s+|this\s+|an?\s+|that\s+)?$", _I)
+_FIXED_BEFORE = re.compile(
+    r"\b(?:solv|fix|avoid|prevent|resolv|remov|eliminat)\w*\s+(?:the\s+|this\s+|an?\s+|that\s+)?$", _I
+)
 
 
 def _first_step(m: re.Match[str]) -> list[tuple[str, object]]:
@@ -670,9 +674,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (
         r"(?:eval(?:uation)?[ _-]?batch(?:[ _-]?size)?|val(?:id|idation)?[ _-]batch[ _-]?size|评估批(?:次)?大小|"
-        r"(?:评估|验证|预测)(?:的|时的?)?\s*(?:batch[ _-]?size|bs|批大小))"
-        + _SEP
-        + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
+        r"(?:评估|验证|预测)(?:的|时的?)?\s*(?:batch[ _-]?size|bs|批大小))" + _SEP + r"(?P<n>\d+)\b(?!\s*(?:/|of\b))",
         _simple("eval_batch_size"),
     ),
     (
@@ -843,7 +845,9 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?<![\w.])(?P<n8>\d{1,2})\s*[x×*]\s*(?P<m8>\d{2,3})\s*G(?:B|iB)?\s*(?:的)?\s*(?:显卡|卡|显存|(?:gpus?|cards?|vram)(?![a-z])|"
         # said alone, a count times a card's size is the cards ("I have 8 x 80GB"), not host RAM's sticks ("2 x 32GB RAM")
         r"(?![\w.]|\s*(?:of\s+)?(?:ram|内存|ddr\d?|dimms?|system|host|cpu)\b))"
-        r"|(?:" + _GPU_NAMES + r")\s*(?:\d{2,3}\s*G[B]?\s*)?(?:显卡|卡)?\s*(?P<n6>[两二三四五六七八]|\d{1,2})\s*(?:张|块|台)"
+        r"|(?:"
+        + _GPU_NAMES
+        + r")\s*(?:\d{2,3}\s*G[B]?\s*)?(?:显卡|卡)?\s*(?P<n6>[两二三四五六七八]|\d{1,2})\s*(?:张|块|台)"
         r"|(?<![\w.])(?P<m5>\d{2,3})\s*G(?:B|iB)?\s*[x×*]\s*(?P<n5>\d{1,2})(?![\w.])(?=\s*(?:vram|gpus?|cards?|显存|显卡|卡|\)|$))"
         r"|(?<![\d.])(?P<n4>[单一两二三四五六七八]|\d{1,3})\s*(?:张|块|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:的)?\s*)?"
         r"(?:(?:nvidia|tesla|geforce|quadro)\s*){0,2}(?:(?:rtx|gtx)\s*)?(?:" + _GPU_NAMES + r")",
@@ -1689,7 +1693,9 @@ _SET_TO = re.compile(
     r"\b(?:set|setting|chang(?:e|ed|ing)|put)\s+(?:the\s+|my\s+)?`?" + _CHANGED_KEY + r"`?\s*(?:to|=)\s*\d+", _I
 )
 _SET_TO_AFTER = re.compile(
-    _changed_key(batch=r"batch(?:[ _-]?size)?") + r"`?\s*(?:改成|改为|改到|调到|调成|设为|设成|设置为|降到|减到)了?\s*\d+", _I
+    _changed_key(batch=r"batch(?:[ _-]?size)?")
+    + r"`?\s*(?:改成|改为|改到|调到|调成|设为|设成|设置为|降到|减到)了?\s*\d+",
+    _I,
 )
 _FROM_TO = re.compile(
     _CHANGED_KEY + r"\s*(?:from|从)\s*(?P<a>\d+)\s*"
@@ -1857,7 +1863,9 @@ def _longer_on_the_line(first: Found, value: object, number: int, said: str) -> 
         return False
 
 
-_WORKED_EN = r"(?:works|worked|runs|ran|trains|trained)\s+(?:fine|ok|okay|well|perfectly)|works|worked|(?:is|was)\s+fine|fits"
+_WORKED_EN = (
+    r"(?:works|worked|runs|ran|trains|trained)\s+(?:fine|ok|okay|well|perfectly)|works|worked|(?:is|was)\s+fine|fits"
+)
 #: One set-up that works set against one that fails, each named in a few words: "zero2 works but zero3 OOMs", "LoRA
 #: works fine, full fine-tuning OOMs", "mistral-7b worked, llama3-8b OOMs". The one that fails is the run's; the one
 #: that works is what fixes it. (A value that works then one that fails, "batch size 2 works, at 8 it OOMs", and one
@@ -1884,7 +1892,9 @@ _ZH_WORKS_BUT_FAILS = re.compile(
     _I,
 )
 #: A phase, a time or a person in a Chinese half: then it is not a set-up ("训练的时候没问题，评估的时候就爆").
-_ZH_NOT_SETUP = re.compile(r"训练|推理|评估|验证|测试|预测|加载|保存|生成|合并|时|候|我|之前|以前|现在|单卡|多卡|[一二两三四五六七八]卡")
+_ZH_NOT_SETUP = re.compile(
+    r"训练|推理|评估|验证|测试|预测|加载|保存|生成|合并|时|候|我|之前|以前|现在|单卡|多卡|[一二两三四五六七八]卡"
+)
 #: Words that make the first half a subject or a phase rather than a set-up ("it works", "training works, evaluation
 #: OOMs": a phase is read as such).
 _NO_SETUP = re.compile(
@@ -2179,8 +2189,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 tried.setdefault(name, number)  # "I tried reducing the batch size", "调小batch_size还是爆"
         for m in (*_RAISED.finditer(line), *_RAISED_AFTER.finditer(line)):
             name = _setting_named(m.group("key"))
-            if name in ("batch_size", "max_length") and FAILED.search(line, m.end()) and not describes_a_fix(
-                line, m.end(), m.start()
+            if (
+                name in ("batch_size", "max_length")
+                and FAILED.search(line, m.end())
+                and not describes_a_fix(line, m.end(), m.start())
             ):
                 put([("last_change", "batch_or_length")], number, m.group(0))  # raising it is what broke the run
         went_multi = _WENT_MULTI.search(line)
