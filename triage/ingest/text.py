@@ -1687,6 +1687,9 @@ _UPGRADED = re.compile(
     r"(?:升级|更新)(?:了)?[^。，,；;\n]{0,24}(?:之后|以后|后)",
     _I,
 )
+#: A change said before the failure, and what it changed (the value of the ``last_change`` fact): "since moving to multi-GPU it
+#: OOMs", "after upgrading transformers it OOMs".
+_CHANGED_THEN_FAILED = ((_WENT_MULTI, "gpus_or_launch"), (_UPGRADED, "library_upgrade"))
 #: A setting changed to a value: "set max_length to 512", "把batch size改成1". With a clause saying the run still
 #: failed (:func:`~triage.ingest.fixes.tried_in_vain`), a change that did not help.
 _SET_TO = re.compile(
@@ -2195,17 +2198,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 and not describes_a_fix(line, m.end(), m.start())
             ):
                 put([("last_change", "batch_or_length")], number, m.group(0))  # raising it is what broke the run
-        went_multi = _WENT_MULTI.search(line)
-        if went_multi and FAILED.search(line, went_multi.end()) and not describes_a_fix(line, went_multi.end()):
-            put([("last_change", "gpus_or_launch")], number, went_multi.group(0))
-        upgraded = _UPGRADED.search(line)
-        if (
-            upgraded
-            and FAILED.search(line, upgraded.end())
-            and not negated(line, upgraded.start())
-            and not describes_a_fix(line, upgraded.end(), upgraded.start())
-        ):
-            put([("last_change", "library_upgrade")], number, upgraded.group(0))
+        for pattern, change in _CHANGED_THEN_FAILED:
+            changed_at = pattern.search(line)
+            if (
+                changed_at
+                and FAILED.search(line, changed_at.end())
+                and not negated(line, changed_at.start())
+                and not describes_a_fix(line, changed_at.end(), changed_at.start())
+            ):
+                put([("last_change", change)], number, changed_at.group(0))
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
