@@ -531,6 +531,43 @@ def test_how_likely_a_user_can_answer_is_the_corpus_share_and_depends_on_the_con
     assert ease_of(kb.facts["zero_stage"], deepspeed) > 2 * ease_of(kb.facts["zero_stage"])
 
 
+@pytest.mark.parametrize(
+    ("lang", "text", "said"),
+    [
+        ("en", "CUDA out of memory fine-tuning qwen2.5-7b with lora, it worked yesterday", "batch size or max length"),
+        ("zh", "用lora微调qwen2.5-7b，昨天还能跑，今天就爆显存了", "batch size 或最大长度"),
+    ],
+)
+def test_a_run_that_worked_before_is_asked_what_changed_and_offered_only_the_changes(lang, text, said):
+    kb = load_checked()
+    iv = Interview(kb, start=read_inputs(kb, symptoms=[text]), lang=lang)
+    asked: list[str] = []
+    while iv.question is not None and iv.question.fact != "last_change" and len(asked) < 3:
+        asked.append(iv.question.fact)
+        iv.dont_know()
+    # a user who says it worked yesterday knows what they did since: asked within the first three questions
+    assert iv.question is not None and iv.question.fact == "last_change", asked
+    values = [r.value for r in iv.replies() if r.value is not None]
+    assert "never_worked" not in values and "worked_before" not in values
+    assert {"batch_or_length", "model", "data", "library_upgrade", "nothing"} <= set(values)
+    before = {rc.id: rc.probability for rc in iv.diagnosis.causes}
+    turn = iv.answer(said)
+    assert (turn.fact, turn.value) == ("last_change", "batch_or_length")
+    after = {rc.id: rc.probability for rc in iv.diagnosis.causes}
+    assert after["max-length-too-long"] > before["max-length-too-long"]
+    assert iv.question is None or iv.question.fact != "last_change"
+
+
+def test_a_run_said_to_work_before_is_asked_what_changed_at_the_questions_written_ease():
+    from triage.engine.questions import ANSWERED, ease_of
+    from triage.facts import Fact, FactSet, Source
+
+    kb = load_checked()
+    worked = FactSet().with_facts([Fact("last_change", "worked_before", Source("symptom"))])
+    assert ease_of(kb.facts["last_change"], worked) == kb.facts["last_change"].ease
+    assert ease_of(kb.facts["last_change"]) <= max(0.05, ANSWERED["last_change"])
+
+
 def test_a_key_typed_to_a_question_answered_in_words_is_a_key_not_a_model_name():
     kb = load_checked()
     iv = Interview(kb, start=read_inputs(kb, symptoms=["CUDA out of memory while loading the model"]))

@@ -77,6 +77,24 @@ def test_candidate_values_from_thresholds():
     assert min(values) < 1024 and max(values) >= 4096 and any(1024 <= v < 4096 for v in values)
 
 
+def test_whole_number_answers_are_offered_once_and_never_below_the_facts_minimum(kb):
+    # gpu_count is tested "eq 1" and "ge 2": the midpoint 1.5 rounds onto 2, and the point below 1 is 0 GPUs
+    tests = [Leaf(fact="gpu_count", op="eq", value=1), Leaf(fact="gpu_count", op="ge", value=2)]
+    assert candidate_values(kb.facts["gpu_count"], tests) == [1, 2, 3]
+    # without a minimum, 0 stays a value (an OOM at step 0)
+    assert candidate_values(spec("n", "int"), [Leaf(fact="n", op="gt", value=0)]) == [0, 1]
+
+
+def test_the_interview_offers_each_gpu_count_once_and_only_real_zero_stages(kb):
+    from triage import api
+
+    iv = api.start_interview(kb, api.read(kb, symptoms=["OOM training qwen-14b with deepspeed on A100"]))
+    asked = {q.fact: [r.value for r in iv.replies(q) if r.value is not None] for q in iv.diagnosis.questions}
+    assert asked["gpu_count"] == [1, 2, 3]
+    # and no ZeRO stage 4: the stages are 0 to 3
+    assert asked["zero_stage"] == [0, 1, 2, 3]
+
+
 def test_stop_when_confident_or_nothing_to_gain():
     assert should_stop({"a": 0.9, "b": 0.1}, plan()[0])
     assert should_stop({"a": 0.5, "b": 0.5}, [])

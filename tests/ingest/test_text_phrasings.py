@@ -384,6 +384,15 @@ def facts(text: str) -> dict[str, object]:
         # the save by other words
         ("Training is fine until the first checkpoint is written", "phase", "saving"),
         ("OOM when the trainer saves a checkpoint", "phase", "saving"),
+        # an earlier run worked, and what changed since is not said: the interview asks it
+        ("CUDA out of memory fine-tuning qwen2.5-7b with lora, it worked yesterday", "last_change", "worked_before"),
+        ("This used to work but now it OOMs", "last_change", "worked_before"),
+        ("the script was running fine last week and now CUDA OOM", "last_change", "worked_before"),
+        ("I haven't changed anything, it ran fine a few days ago", "last_change", "worked_before"),
+        ("之前可以跑的，现在爆显存", "last_change", "worked_before"),
+        ("昨天还能跑，今天就爆显存了", "last_change", "worked_before"),  # days, not two set-ups
+        # ... and a change that is named is the finer answer
+        ("it worked yesterday, but after upgrading transformers it OOMs", "last_change", "library_upgrade"),
     ],
 )
 def test_reads(text: str, name: str, value: object) -> None:
@@ -417,6 +426,11 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("after moving to multi-GPU it works", "last_change"),
         ("set batch_size to 1 and it works", "tried_without_effect"),
         ("I generated the dataset yesterday", "phase"),
+        # the run itself going well before its OOM is not an earlier run that worked
+        ("worked fine for 2 epochs then OOM", "last_change"),
+        ("之前都正常，跑到第3个epoch就爆了", "last_change"),
+        ("worked fine until step 500", "last_change"),
+        ("It never used to work", "last_change"),
         ("I save the model after training", "phase"),
         # a lowered setting that made the run work is a fix, not a change that failed
         ("Reducing the batch size fixed it", "tried_without_effect"),

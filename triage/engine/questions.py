@@ -192,8 +192,26 @@ def ease_of(spec: FactSpec, facts: FactSet | None = None) -> float:
     return _base_ease(spec, facts)
 
 
+#: Coarse answers a user can make finer at a glance: who says the run worked before ("it worked yesterday",
+#: ``last_change: worked_before``) knows what they did since, unlike who says it failed "during training" and cannot
+#: tell the forward pass from the backward one. After such an answer the finer question is asked at the fact's
+#: written ease. Threads do not measure it: the record format never asked gatherers for ``last_change``, so its
+#: share in :data:`ANSWERED` is that of the format, not of users.
+REFINABLE: Mapping[str, frozenset[str]] = {"last_change": frozenset({"worked_before"})}
+
+
+def refinable(spec: FactSpec, facts: FactSet | None) -> frozenset[str] | None:
+    """The finer values of the fact's coarse value, when the user can tell which (:data:`REFINABLE`); else None."""
+    said = str(facts.value(spec.id)) if facts is not None else ""
+    if said not in REFINABLE.get(spec.id, frozenset()) or not spec.implies or said not in spec.implies:
+        return None
+    return frozenset(spec.implies[said])
+
+
 def _base_ease(spec: FactSpec, facts: FactSet | None = None) -> float:
     name = spec.id
+    if refinable(spec, facts) is not None:
+        return spec.ease
     if name in ASKED_WITHIN and facts is not None:
         ctx, value = ASKED_WITHIN[name]
         if str(facts.value(ctx)) == value and f"{name}|{ctx}={value}" in ANSWERED:
@@ -258,10 +276,13 @@ def candidate_values(spec: FactSpec, tests: list[Leaf]) -> list[Value]:
         for t in tests:
             values = t.value if isinstance(t.value, list) else [t.value]
             points += [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        nums = _numeric_candidates(points)
+        least = spec.minimum if spec.minimum is not None else 0.0
+        most = spec.maximum if spec.maximum is not None else math.inf
+        nums = [n for n in _numeric_candidates(points) if least <= n <= most]
         if spec.type is FactType.float:
-            return list(nums)
-        return [round(n) for n in nums if n >= 0]
+            return list[Value](nums)
+        # a midpoint rounds onto its neighbour (1.5 GPUs to 2): each whole number once, or the gain counts it twice
+        return list[Value](sorted({round(n) for n in nums if least <= round(n) <= most}))
     if spec.type is FactType.version:
         versions: set[str] = set()
         for t in tests:
@@ -307,6 +328,9 @@ class QuestionPlanner:
         if name in TRAINING_ONLY and only_runs_the_model(facts):
             return None  # the user only runs the model: no trainer, no checkpointing to ask about
         values = candidate_values(spec, self.tests.get(name, []))
+        coarse = refinable(spec, facts)
+        if coarse is not None:
+            values = [v for v in values if v in coarse]  # "it worked before": which of the changes since
         if len(values) < 2:
             return None
         prior = answer_prior(name, values)
@@ -341,11 +365,15 @@ class QuestionPlanner:
         would tell; ties (to 0.001 bits) go to the easier one.
         """
         by_id = {s.cause.id: s for s in scored}
-        names = sorted({n for s in scored if not s.excluded for n in s.unknown})
+        names = sorted({n for s in scored if not s.excluded for n in s.unknown} | self._refinable(facts))
         found = [q for n in names if (q := self.gain(n, facts, by_id, dist)) is not None]
         found = self._inputs_of_derived(found, names, facts, by_id, dist)
         found.sort(key=lambda q: (-round(q.gain * q.ease, 3), -q.ease, q.fact))
         return found[:limit]
+
+    def _refinable(self, facts: FactSet) -> set[str]:
+        """The facts whose coarse value the user can make finer (:data:`REFINABLE`) and some cause tests."""
+        return {n for n in REFINABLE if n in self.specs and n in self.tests and refinable(self.specs[n], facts)}
 
     def _inputs_of_derived(
         self,

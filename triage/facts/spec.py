@@ -85,6 +85,9 @@ class FactSpec(Strict):
     """False for derived facts the interview must not ask (e.g. parsed from an OOM message)."""
     maximum: float | None = None
     """The largest value a real run can have; larger ones are refused where they enter (a typo, or hostile input)."""
+    minimum: float | None = None
+    """The smallest value a real run can have (one GPU, a batch of one); smaller ones are refused where they enter,
+    and the interview never offers them as answers. Without it a number may be as small as 0."""
     default: FactDefault | None = None
     """The value the estimator takes when the user did not say (the library's own default)."""
     answers: dict[str, list[str]] | None = None

@@ -90,7 +90,8 @@ def coerce(spec: FactSpec, raw: object) -> Value:
 
     Numbers are counts, sizes, ratios or capabilities: a negative, infinite or
     NaN one is refused, and so is one above the fact's ``maximum`` (2**53 when
-    it names none), so ``lora_r=1e308`` is an error message, not a crash later.
+    it names none), so ``lora_r=1e308`` is an error message, not a crash later,
+    and one below its ``minimum`` (``gpu_count=0``, ``batch_size=0``).
     """
     value = _coerce(spec, raw)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -101,6 +102,8 @@ def coerce(spec: FactSpec, raw: object) -> Value:
         limit = spec.maximum if spec.maximum is not None else LARGEST
         if value > limit:
             raise FactError(f"{spec.id} cannot be above {limit:g}; got {raw!r}")
+        if spec.minimum is not None and value < spec.minimum:
+            raise FactError(f"{spec.id} must be at least {spec.minimum:g}; got {raw!r}")
     return value
 
 

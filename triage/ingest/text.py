@@ -1687,6 +1687,21 @@ _UPGRADED = re.compile(
     r"(?:升级|更新)(?:了)?[^。，,；;\n]{0,24}(?:之后|以后|后)",
     _I,
 )
+#: The run worked before, with no word of what changed since (``last_change: worked_before``, which a change named
+#: anywhere in the text replaces): "it worked yesterday", "this used to work", "was running fine last week", "昨天还能跑",
+#: "之前可以跑的". Not the run itself going well for a while ("worked fine for 2 epochs", "之前都正常，跑到第3个epoch就爆了"),
+#: which is the run training before its OOM: only words of an earlier run (a day, a week, "used to").
+_WORKED_BEFORE = re.compile(
+    r"\bused\s+to\s+(?:work|run|fit|train)\b|"
+    r"\b(?:worked|was\s+working|ran|was\s+running|trained|fit)\s+(?:fine\s+|well\s+|perfectly\s+|ok(?:ay)?\s+|"
+    r"without\s+(?:any\s+)?(?:problems?|issues?|errors?)\s+)?(?:just\s+)?"
+    r"(?:yesterday|last\s+(?:week|month|night|time)|(?:a\s+)?(?:few|couple\s+of|\d+)\s+(?:days?|weeks?|months?)\s+ago|"
+    r"previously|in\s+the\s+past)\b|"
+    r"\b(?:previously|always)\s+(?:worked|ran|trained|fit)\b|"
+    r"\b(?:has|had)\s+(?:always\s+)?(?:worked|been\s+working)\s+(?:fine\s+|well\s+)?(?:before|until\s+(?:now|today))\b|"
+    r"(?:昨天|前几天|上周|上个月|以前|之前|原来|本来)(?:都|还|一直)?(?:是)?(?:能跑|可以跑|能训练|可以训练|跑得通|能跑通|可以跑通)",
+    _I,
+)
 #: A change said before the failure, and what it changed (the value of the ``last_change`` fact): "since moving to multi-GPU it
 #: OOMs", "after upgrading transformers it OOMs".
 _CHANGED_THEN_FAILED = ((_WENT_MULTI, "gpus_or_launch"), (_UPGRADED, "library_upgrade"))
@@ -1896,7 +1911,8 @@ _ZH_WORKS_BUT_FAILS = re.compile(
 )
 #: A phase, a time or a person in a Chinese half: then it is not a set-up ("训练的时候没问题，评估的时候就爆").
 _ZH_NOT_SETUP = re.compile(
-    r"训练|推理|评估|验证|测试|预测|加载|保存|生成|合并|时|候|我|之前|以前|现在|单卡|多卡|[一二两三四五六七八]卡"
+    r"训练|推理|评估|验证|测试|预测|加载|保存|生成|合并|时|候|我|之前|以前|现在|昨天|今天|前几天|上周|上个月|原来|本来|单卡|多卡|"
+    r"[一二两三四五六七八]卡"
 )
 #: Words that make the first half a subject or a phase rather than a set-up ("it works", "training works, evaluation
 #: OOMs": a phase is read as such).
@@ -1997,6 +2013,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the lines read are under a heading that says what fixed it ("### Solution")."""
     fix_next = False
     """Whether the line before said only that what follows is the change ("改成", "changed it to:")."""
+    worked_before: tuple[int, str] | None = None
+    """The first line that says the run worked before (:data:`_WORKED_BEFORE`), and its words."""
     for number, raw_line in _split_comparisons(lines):
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
         quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
@@ -2198,6 +2216,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 and not describes_a_fix(line, m.end(), m.start())
             ):
                 put([("last_change", "batch_or_length")], number, m.group(0))  # raising it is what broke the run
+        said_worked = _WORKED_BEFORE.search(line)
+        if said_worked and worked_before is None and not negated(line, said_worked.start()):
+            worked_before = (number, said_worked.group(0))
         for pattern, change in _CHANGED_THEN_FAILED:
             changed_at = pattern.search(line)
             if (
@@ -2352,6 +2373,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if harness
             else "the run only evaluates, so its batch size is the evaluation batch",
         )
+    if worked_before is not None and "last_change" not in out:
+        put([("last_change", "worked_before")], *worked_before, "it worked before; what changed since is not said")
     if "gpu_count" not in out and len(cards_named) == 1 and not several_cards:
         put([("gpu_count", 1)], *cards_named[0], "one card named (an article or 'my' before it)")
     _per_card(out)

@@ -277,6 +277,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "显卡、启动方式或 DeepSpeed/FSDP 配置",
     },
     "answer_last_change_library_upgrade": {"en": "upgraded a library", "zh": "升级了某个库"},
+    "answer_last_change_worked_before": {
+        "en": "it worked before, not sure what changed",
+        "zh": "之前能跑，不确定改了什么",
+    },
     "ask_took": {"en": "I took from that", "zh": "我从中读取到"},
     "ask_took_n": {"en": "took {n} facts from {where}", "zh": "从{where}读取到 {n} 个事实"},
     "ask_took_1": {"en": "took 1 fact from {where}", "zh": "从{where}读取到 1 个事实"},
