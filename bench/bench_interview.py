@@ -11,8 +11,10 @@ thread states it ("llama2 13b", "RTX 4090", "zero3"), read by the same readers a
 tells two cards and a model name its size; otherwise another stated fact whose words the readers read as the
 answer (the GPU's name answers "how much memory has the card?", "qlora" answers "quantized?"); and "did it
 train some steps before the OOM?" is answered yes when the thread says the OOM came later (``oom_step``
-later or above 0, or memory that grew) and no when it came at step 0. Words the interview cannot take as the
-answer (a phase it has no value for) are read as free text, and the user then says "I don't know"; since
+later or above 0, or memory that grew, or a fine-tuning run's checkpoint save) and no when it came at step 0 or
+while the model loaded (since 2026-12-07: the author of a thread that failed while loading knows no step ran).
+Words the interview cannot take as the answer (a phase it has no value for) are read as free text, and the user
+then says "I don't know"; since
 2026-12-03 a one-line reply that names no value but tells another fact is taken as the reply (the question
 is not put again), and a thread that only ran inference answers "How are you fine-tuning?" with "I'm not
 fine-tuning, only running inference" (its ``finetune_method: none``).
@@ -96,8 +98,10 @@ def answer_words(
         step = str(facts.get("oom_step", "")).strip().lower()
         if step == "later" or (step.isdigit() and int(step) > 0) or facts.get("memory_growth") == "growing":
             return "yes"
-        if step == "0":
-            return "no"
+        if step == "0" or facts.get("phase") == "loading":
+            return "no"  # an OOM while the model loads came before any step
+        if facts.get("phase") == "saving" and str(facts.get("finetune_method", "")).lower() not in ("", "none"):
+            return "yes"  # a training run saves its checkpoints after steps it trained
         return None
     spec = kb.facts.get(fact)
     reads = {} if reads is None else reads

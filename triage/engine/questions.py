@@ -104,7 +104,7 @@ ANSWERED: Mapping[str, float] = {
     "resume_from_checkpoint": 0.0,
     "torch_dtype": 0.13,
     "torch_version": 0.07,
-    "trained_before_oom": 0.17,
+    "trained_before_oom": 0.38,
     "trainer_type": 0.19,
     "transformers_version": 0.06,
     "trl_version": 0.0,
