@@ -360,6 +360,28 @@ def test_what_fixed_it_counts_most_for_the_cause_it_undoes(kb) -> None:
     assert fixed("micro-batch-too-large") == 1.0
 
 
+def test_a_change_to_what_the_failing_run_already_had_is_not_what_fixed_it(kb) -> None:
+    """ "zero2 works but zero3 OOMs": the failing run had ZeRO-3, so "move to ZeRO-3" is not the change that worked;
+    "stage2 OOMs, stage3 works" is."""
+
+    def fixed(said: str, cause: str) -> float:
+        session = api.build_session(kb, symptoms=[said])
+        causes = {rc.id: rc for rc in api.analyse(kb, session).diagnosis.causes}
+        return sum(i.weight for i in causes[cause].scored.items if i.facts == ("resolved_by",))
+
+    run = "full fine-tune of llama-2-13b on 8 A100 80GB: "
+    assert fixed(run + "zero2 works but zero3 OOMs", "zero-stage-too-low") == 0.0
+    assert fixed(run + "zero3 works but zero2 OOMs", "zero-stage-too-low") == 2.0
+
+
+def test_remedy_settings_leave_out_facts_a_remedy_changes_relatively(kb) -> None:
+    from triage.engine.scoring import remedy_settings
+
+    settings = remedy_settings(kb.causes, kb.remedies)
+    assert "3" in settings["zero-stage-too-low"]["zero_stage"]
+    assert "max_length" not in settings["max-length-too-long"]  # halved: any shorter length is the remedy
+
+
 @pytest.mark.parametrize(
     ("said", "size"),
     [

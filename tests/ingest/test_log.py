@@ -57,6 +57,17 @@ def test_expandable_segments_only_from_the_setting(fixture_path):
     assert "expandable_segments" not in read(fixture_path("oom/torch23_fragmented.txt"))
 
 
+def test_expandable_segments_said_as_the_fix_is_not_the_runs_setting():
+    def said(text: str) -> dict[str, object]:
+        return {f.name: f.raw for f in read_log_lines(iter_text_lines(text)).found}
+
+    fixed = "CUDA out of memory\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True 之后就不爆了\n"
+    assert "expandable_segments" not in said(fixed)
+    assert "expandable_segments" not in said("OOM\nsetting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True fixed it\n")
+    assert said("OOM\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n")["expandable_segments"] is True
+    assert said("OOM\nPYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, still OOM\n")["expandable_segments"] is True
+
+
 def test_memory_growth(fixture_path):
     assert read(fixture_path("oom/memory_growing.log"))["memory_growth"][0] == "growing"
     assert read(fixture_path("oom/memory_spike.log"))["memory_growth"][0] == "spike"

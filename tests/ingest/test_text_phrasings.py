@@ -391,6 +391,21 @@ def facts(text: str) -> dict[str, object]:
         ("I haven't changed anything, it ran fine a few days ago", "last_change", "worked_before"),
         ("之前可以跑的，现在爆显存", "last_change", "worked_before"),
         ("昨天还能跑，今天就爆显存了", "last_change", "worked_before"),  # days, not two set-ups
+        # the failing set-up said only as "but not"
+        ("it works for batch size 1 but not 2", "batch_size", 2),
+        ("it works for batch size 1 but not 2", "resolved_by", "batch_size"),
+        ("runs fine with lora but not with full fine-tuning", "finetune_method", "full"),
+        ("It works with max_length 1024 but not 2048.", "max_length", 2048),
+        # two dtypes set against each other: the failing one is the weights'
+        ("works with fp16 but OOMs with fp32", "torch_dtype", "fp32"),
+        ("fp16 works but fp32 OOMs", "torch_dtype", "fp32"),
+        ("works with fp16 but not fp32", "torch_dtype", "fp32"),
+        # more cards since it worked: the run has the new count
+        ("going from 2 GPUs to 4 it OOMs", "gpu_count", 4),
+        ("going from 2 GPUs to 4 it OOMs", "last_change", "gpus_or_launch"),
+        ("I moved from 4 GPUs to 2 and now it OOMs", "gpu_count", 2),
+        ("从2卡换到4卡就爆显存了", "gpu_count", 4),
+        ("从单卡换成4卡之后OOM", "last_change", "gpus_or_launch"),
         # ... and a change that is named is the finer answer
         ("it worked yesterday, but after upgrading transformers it OOMs", "last_change", "library_upgrade"),
     ],
@@ -431,6 +446,12 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("之前都正常，跑到第3个epoch就爆了", "last_change"),
         ("worked fine until step 500", "last_change"),
         ("It never used to work", "last_change"),
+        ("it works, but not always", "batch_size"),
+        ("going from 2 GPUs to 4 fixed it", "gpu_count"),  # the fix, not the run
+        ("I moved from 4 GPUs to 2 and now it OOMs", "last_change"),  # fewer cards is not "more GPUs"
+        ("increased max_length from 2 to 4 and it OOMs", "gpu_count"),  # a count of nothing named
+        ("would ZeRO-3 help?", "zero_stage"),  # a change asked about
+        ("can zero3 fix this?", "zero_stage"),
         ("I save the model after training", "phase"),
         # a lowered setting that made the run work is a fix, not a change that failed
         ("Reducing the batch size fixed it", "tried_without_effect"),
@@ -631,6 +652,8 @@ def test_a_cudnn_error_beside_a_language_model_is_in_scope(text: str) -> None:
         "Is it better to use deepspeed or fsdp?",
         "- DeepSpeed version: not installed",  # an environment report names a package, not the run's set-up
         "- DeepSpeed version: 0.14.0",
+        "would ZeRO-3 help?",  # a stage asked about says nothing of the run's launcher either
+        "can zero3 fix this?",
     ],
 )
 def test_a_sharding_tool_named_is_not_always_the_runs(text: str) -> None:

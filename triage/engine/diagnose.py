@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from triage.engine.calibration import calibrated
 from triage.engine.conditions import evaluate, version_in
 from triage.engine.questions import Question, QuestionPlanner, should_stop
-from triage.engine.scoring import Scored, Scorer, first_remedy_fixes, probabilities, remedy_fixes, version_fact
+from triage.engine.scoring import (
+    Scored,
+    Scorer,
+    first_remedy_fixes,
+    probabilities,
+    remedy_fixes,
+    remedy_settings,
+    version_fact,
+)
 from triage.engine.signals import Match, match_all
 from triage.facts import FactSet
 from triage.kb.loader import KnowledgeBase
@@ -245,6 +253,7 @@ def diagnose(
         kb.anchors,
         fixes=remedy_fixes(kb.causes, kb.remedies),
         first_fixes=first_remedy_fixes(kb.causes, kb.remedies),
+        settings=remedy_settings(kb.causes, kb.remedies),
     )
     scored = scorer.score(session.facts, derived_weight)
     dist = probabilities(scored)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from triage.engine.conditions import describe, describe_negated, evaluate, leaves
 from triage.engine.signals import Anchors, match_all
 from triage.facts import FactSet
-from triage.kb.models import Affects, Cause, Evidence, Leaf, Remedy
+from triage.kb.models import RELATIVE_CHANGES, Affects, Cause, Evidence, Leaf, Remedy
 
 #: A cause fires when its score (posterior log-odds) reaches this.
 FIRE_THRESHOLD = 0.0
@@ -207,10 +207,13 @@ class Scorer:
         fixes: Mapping[str, frozenset[str]] | None = None,
         by_category: Mapping[str, Sequence[Item]] | None = None,
         first_fixes: Mapping[str, frozenset[str]] | None = None,
+        settings: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
     ) -> None:
         self.causes = dict(causes)
         self.fixes = dict(fixes or {})
         """Per cause id: the facts its remedies change. A run that a change of one of them made work points here."""
+        self.settings = dict(settings or {})
+        """Per cause id and fact: the values its remedies set the fact to (:func:`remedy_settings`)."""
         self.first_fixes = dict(first_fixes or {})
         """Per cause id: the facts its first remedy changes (what undoes the cause itself)."""
         self.text_items = {cid: signal_items(c, text, anchors) for cid, c in self.causes.items()}
@@ -233,7 +236,9 @@ class Scorer:
     def _resolved(self, cause: Cause, facts: FactSet) -> tuple[Item, ...]:
         """Evidence from what made the run work: a change that is one of this cause's remedies."""
         changed = _named(facts, "resolved_by")
-        hit = sorted(changed & self.fixes.get(cause.id, frozenset()))
+        hit = sorted(
+            n for n in changed & self.fixes.get(cause.id, frozenset()) if not self._sets_the_runs_own(cause, n, facts)
+        )
         if not hit:
             return ()
         label = f"changing {', '.join(hit)} made the run work, and that is a remedy for this cause"
@@ -242,6 +247,14 @@ class Scorer:
         # replicated weights, and also weights too big for any one card)
         weight = RESOLVED_WEIGHT if set(hit) & self.first_fixes.get(cause.id, frozenset()) else RESOLVED_AROUND
         return (Item("fact", label, weight, "true", ("resolved_by",), label_zh=zh),)
+
+    def _sets_the_runs_own(self, cause: Cause, name: str, facts: FactSet) -> bool:
+        """Whether every remedy of ``cause`` that changes ``name`` sets it to the value the failing run already has:
+        then that change is not what made the run work ("zero2 works but zero3 OOMs": the run that failed had
+        ZeRO-3, so moving to ZeRO-3 is not the change that worked)."""
+        values = self.settings.get(cause.id, {}).get(name)
+        have = facts.value(name)
+        return values is not None and have is not None and values == {str(have).lower()}
 
     def _tried(self, cause: Cause, facts: FactSet) -> tuple[Item, ...]:
         """Evidence from what was lowered without helping: a change that undoes this cause did not make it fit."""
@@ -302,6 +315,25 @@ def remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) ->
         cid: frozenset(k for rid in cause.remedies if rid in remedies for k in remedies[rid].changes)
         for cid, cause in causes.items()
     }
+
+
+def remedy_settings(
+    causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]
+) -> dict[str, dict[str, frozenset[str]]]:
+    """Per cause id and fact: the values (lowercased) that its remedies set the fact to, for facts that every one of
+    its remedies changing them sets to a value (a relative change, "half the batch", leaves the fact out)."""
+    out: dict[str, dict[str, frozenset[str]]] = {}
+    for cid, cause in causes.items():
+        values: dict[str, set[str]] = {}
+        relative: set[str] = set()
+        for rid in cause.remedies:
+            for name, value in remedies[rid].changes.items() if rid in remedies else ():
+                if isinstance(value, str) and value in RELATIVE_CHANGES.get(name, frozenset()):
+                    relative.add(name)
+                else:
+                    values.setdefault(name, set()).add(str(value).lower())
+        out[cid] = {name: frozenset(v) for name, v in values.items() if name not in relative}
+    return out
 
 
 def first_remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, frozenset[str]]:

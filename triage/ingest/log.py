@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from triage.ingest import oom, phase
 from triage.ingest.env import read_env
+from triage.ingest.fixes import describes_a_fix
 from triage.ingest.found import Found, excerpt
 from triage.ingest.logscan import Line, LogDigest, scan
 
@@ -46,11 +47,14 @@ def expandable_segments(lines: Iterable[Line]) -> Found | None:
     """Whether the run had expandable_segments on, from lines that set or print the allocator config.
 
     The OOM message's own hint says nothing either way: PyTorch prints it whether or not the
-    option is on (pytorch#173049), so only the setting itself counts.
+    option is on (pytorch#173049), so only the setting itself counts; a line that says setting it
+    made the OOM go away tells the fix (the text reader's ``resolved_by``), not the failing run's setting.
     """
     result = None
     for line in lines:
         m = _EXPANDABLE.search(line.text)
+        if m and describes_a_fix(line.text, m.end(), m.start()):
+            continue  # "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True 之后就不爆了": the fix, not the run's
         if m:
             result = Found("expandable_segments", m.group(1).lower() in ("true", "1"), line.number, excerpt(line.text))
             continue

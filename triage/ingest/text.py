@@ -1721,6 +1721,14 @@ _FROM_TO = re.compile(
     _I,
 )
 
+#: A change of the number of cards: "going from 2 GPUs to 4", "from 1 to 8 A100s", "从2卡换到4卡", "从单卡换成4卡".
+_CARDS_FROM_TO = re.compile(
+    r"\bfrom\s+(?P<a>\d{1,3}|one|a\s+single)\s*(?:x\s*)?(?P<ua>gpus?|cards?|devices?)?\s+to\s+(?P<b>\d{1,3})\b\s*(?:x\s*)?"
+    r"(?P<ub>gpus?|cards?|devices?|(?:rtx\s*)?[a-z]?\d{2,4}s?\b|[ah]100s?|[ah]800s?)?|"
+    r"从\s*(?P<za>\d{1,3}|单|一|两)\s*(?:张|块)?(?:卡|gpu)?\s*(?:换成|换到|改成|改为|加到|增加到|扩到|扩展到)\s*(?P<zb>\d{1,3})\s*(?:张|块)?(?:卡|gpu)",
+    _I,
+)
+_CARD_WORDS = {"one": 1, "a single": 1, "单": 1, "一": 1, "两": 2}
 #: A value that works, then the one that failed: "max_length 1024 能跑，调成 4096 就 OOM", "batch size 2 works fine, but
 #: at 8 it runs out of memory" (the failing run had the second; the first is what works).
 _WORKS_THEN = re.compile(
@@ -1902,6 +1910,16 @@ _FINE_WITH_BUT_FAILS_WITH = re.compile(
     r"\s+(?:with|using|on)\s+(?P<b>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)(?=\s*(?:[,.;:!?]|$))",
     _I,
 )
+#: A dtype named alone, as one half of a comparison.
+_BARE_DTYPE = re.compile(r"(?:fp|float|bf|bfloat)(?:16|32)|half|full\s+precision", _I)
+#: The failing set-up said only as "but not": "it works for batch size 1 but not 2", "runs fine with lora but not with
+#: full fine-tuning".
+_WORKS_BUT_NOT = re.compile(
+    r"\b(?:works?|worked|runs?|ran|fits?|trains?)\s+(?:fine\s+|well\s+|ok(?:ay)?\s+)?(?:for|with|at|on|using)\s+"
+    r"(?P<a>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)\s*,?\s+but\s+not\s+(?:(?:for|with|at|on|using)\s+)?"
+    r"(?P<b>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)(?=\s*(?:[,.;:!?)]|$))",
+    _I,
+)
 #: In Chinese, two short set-ups with no phase, neither a bare number: "lora可以跑，全参就爆", "zero3能跑，zero2就爆显存".
 _ZH_WORKS_BUT_FAILS = re.compile(
     r"(?:^|(?<=[，,。；;！!？?\s]))(?P<a>[^，,。；;！!？?\s\d][^，,。；;！!？?]{0,14}?)(?:能跑|可以跑|可以训练|能训练|没问题|正常)[了的]?"
@@ -1934,6 +1952,7 @@ def _split_comparisons(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, 
             yield number, f"{zh.group('a')}就可以了"
             continue
         m = (_WORKS_BUT_FAILS.search(line) or _FINE_WITH_BUT_FAILS_WITH.search(line)) if len(line) <= 400 else None
+        m = m or (_WORKS_BUT_NOT.search(line) if len(line) <= 400 else None)
         if m is None or _NO_SETUP.match(m.group("a")) or _WORKS_THEN.search(line) or _ONE_CARD_WORKED.search(line):
             yield number, line
             continue
@@ -1941,7 +1960,11 @@ def _split_comparisons(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, 
         key = re.fullmatch(r"(.*?\D)\s*\d+", working)
         if key and failing.isdigit():
             failing = f"{key.group(1)} {failing}"  # "works with batch size 2 but OOMs with 4": the batch size of 4
-        yield number, f"{line[: m.start()]}{failing} {m.group('fail')}{line[m.end() :]}"
+        fail = m.group("fail") if "fail" in m.re.groupindex else "fails"  # "... but not 2": it fails with 2
+        if _BARE_DTYPE.fullmatch(failing) and _BARE_DTYPE.fullmatch(working):
+            # "works with fp16 but OOMs with fp32": the dtypes the model was loaded in
+            failing, working = f"torch_dtype={failing}", f"torch_dtype={working}"
+        yield number, f"{line[: m.start()]}{failing} {fail}{line[m.end() :]}"
         yield number, f"{working} works fine"
 
 
@@ -2228,6 +2251,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 and not describes_a_fix(line, changed_at.end(), changed_at.start())
             ):
                 put([("last_change", change)], number, changed_at.group(0))
+        cards = _CARDS_FROM_TO.search(line)
+        if cards is not None and not (cards.group("zb") or cards.group("ua") or cards.group("ub")):
+            cards = None  # "from 2 to 4": of what, it does not say
+        if cards is not None and FAILED.search(line) and not describes_a_fix(line, cards.end(), cards.start()):
+            a = (cards.group("a") or cards.group("za") or "").lower()
+            before, after = _CARD_WORDS.get(a) or int(a), int(cards.group("b") or cards.group("zb"))
+            put([("gpu_count", after)], number, cards.group(0))  # the run that fails has the new count
+            if after > before:
+                put([("last_change", "gpus_or_launch")], number, cards.group(0))
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
@@ -2260,7 +2292,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     if FAILED.search(line, m.end(), following.start() if following else m.end() + 24):
                         failing_stage.setdefault(pairs[0][1], (number, m.group(0)))
                 if pairs and hypothetical(line, m.start(), m.end()):
-                    pairs = [(name, value) for name, value in pairs if name not in _SETTINGS]
+                    # "would ZeRO-3 help?": neither the stage nor DeepSpeed itself is the run's
+                    pairs = [(name, value) for name, value in pairs if name not in _SETTINGS and name != "distributed"]
                 if one_worked is not None:
                     pairs = [(name, value) for name, value in pairs if (name, value) != ("gpu_count", 1)]
                 # what happened to the run ("还是爆显存") is never what fixed it
