@@ -2251,15 +2251,15 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 and not describes_a_fix(line, changed_at.end(), changed_at.start())
             ):
                 put([("last_change", change)], number, changed_at.group(0))
-        cards = _CARDS_FROM_TO.search(line)
-        if cards is not None and not (cards.group("zb") or cards.group("ua") or cards.group("ub")):
-            cards = None  # "from 2 to 4": of what, it does not say
-        if cards is not None and FAILED.search(line) and not describes_a_fix(line, cards.end(), cards.start()):
-            a = (cards.group("a") or cards.group("za") or "").lower()
-            before, after = _CARD_WORDS.get(a) or int(a), int(cards.group("b") or cards.group("zb"))
-            put([("gpu_count", after)], number, cards.group(0))  # the run that fails has the new count
+        recount = _CARDS_FROM_TO.search(line)
+        if recount is not None and not (recount.group("zb") or recount.group("ua") or recount.group("ub")):
+            recount = None  # "from 2 to 4": of what, it does not say
+        if recount is not None and FAILED.search(line) and not describes_a_fix(line, recount.end(), recount.start()):
+            a = (recount.group("a") or recount.group("za") or "").lower()
+            before, after = _CARD_WORDS.get(a) or int(a), int(recount.group("b") or recount.group("zb"))
+            put([("gpu_count", after)], number, recount.group(0))  # the run that fails has the new count
             if after > before:
-                put([("last_change", "gpus_or_launch")], number, cards.group(0))
+                put([("last_change", "gpus_or_launch")], number, recount.group(0))
         for m in _FROM_TO.finditer(line):
             name = _setting_named(m.group("key"))
             before, after = int(m.group("a")), int(m.group("b"))
