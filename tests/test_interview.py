@@ -558,6 +558,18 @@ def test_a_run_that_worked_before_is_asked_what_changed_and_offered_only_the_cha
     assert iv.question is None or iv.question.fact != "last_change"
 
 
+@pytest.mark.parametrize("text", ["qlora 70b on 2x4090 OOM while loading", "加载模型的时候就爆显存了"])
+def test_an_oom_while_loading_is_never_asked_whether_it_trained_first(text):
+    kb = load_checked()
+    iv = Interview(kb, start=read_inputs(kb, symptoms=[text]))
+    asked = []
+    while iv.question is not None and len(asked) < 8:
+        asked.append(iv.question.fact)
+        iv.dont_know()
+    assert "trained_before_oom" not in asked, asked
+    assert iv.diagnosis.session.facts.value("trained_before_oom") is False
+
+
 def test_a_run_said_to_work_before_is_asked_what_changed_at_the_questions_written_ease():
     from triage.engine.questions import ANSWERED, ease_of
     from triage.facts import Fact, FactSet, Source

@@ -132,7 +132,9 @@ DEPENDS_ON: dict[str, frozenset[str]] = {
 
 
 def derive(facts: FactSet) -> FactSet:
-    """``facts`` plus the estimator's derived facts that rest on what the user said; stated facts win."""
+    """``facts`` plus what follows from them (:func:`implied`) and the estimator's derived facts that rest on what the
+    user said; stated facts win."""
+    facts = implied(facts)
     seen = [f for f in seen_per_param(facts) if f.name not in facts]
     facts = facts.with_facts(seen) if seen else facts
     try:
@@ -145,6 +147,15 @@ def derive(facts: FactSet) -> FactSet:
     if not _quantization_known(facts) and any(f.name in _TOO_BIG_IF_UNQUANTIZED and f.value is True for f in kept):
         kept = _even_in_8bit(facts, kept)
     return facts.with_facts(kept)
+
+
+def implied(facts: FactSet) -> FactSet:
+    """``facts`` plus what follows from one of them by definition: an OOM while the model loads came before any
+    training step (``trained_before_oom`` false, from the phase's own source), so the interview does not ask it."""
+    phase = facts.facts.get("phase")
+    if phase is None or phase.value != "loading" or "trained_before_oom" in facts:
+        return facts
+    return facts.with_facts([Fact("trained_before_oom", False, phase.source)])
 
 
 #: Derived facts whose "true" rests on the weights' size, hence on the quantization.
