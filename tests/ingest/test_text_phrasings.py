@@ -400,6 +400,9 @@ def facts(text: str) -> dict[str, object]:
         ("works with fp16 but OOMs with fp32", "torch_dtype", "fp32"),
         ("fp16 works but fp32 OOMs", "torch_dtype", "fp32"),
         ("works with fp16 but not fp32", "torch_dtype", "fp32"),
+        ("works in bfloat16 but OOMs in float32", "torch_dtype", "fp32"),
+        ("works with half but OOMs with full precision", "torch_dtype", "fp32"),
+        ("works fine in training, OOMs in evaluation", "phase", "evaluation"),  # phases, not set-ups
         # more cards since it worked: the run has the new count
         ("going from 2 GPUs to 4 it OOMs", "gpu_count", 4),
         ("going from 2 GPUs to 4 it OOMs", "last_change", "gpus_or_launch"),

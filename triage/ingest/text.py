@@ -1905,13 +1905,14 @@ _WORKS_BUT_FAILS = re.compile(
 )
 #: The same with the set-ups after the verbs: "fine with qlora, OOM with lora", "It works with fp16 but OOMs with fp32".
 _FINE_WITH_BUT_FAILS_WITH = re.compile(
-    r"\b(?:" + _WORKED_EN + r"|fine|ok|okay)\s+(?:with|using|on)\s+(?P<a>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)\s*"
+    r"\b(?:" + _WORKED_EN + r"|fine|ok|okay)\s+(?:with|using|on|in)\s+(?P<a>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)\s*"
     r"(?:,\s*(?:but\s+)?|\s+but\s+)(?:it\s+)?(?P<fail>ooms?|oomed|fails|failed|crash(?:es|ed)|runs\s+out\s+of\s+(?:gpu\s+)?memory)"
-    r"\s+(?:with|using|on)\s+(?P<b>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)(?=\s*(?:[,.;:!?]|$))",
+    r"\s+(?:with|using|on|in)\s+(?P<b>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,2}?)(?=\s*(?:[,.;:!?]|$))",
     _I,
 )
 #: A dtype named alone, as one half of a comparison.
 _BARE_DTYPE = re.compile(r"(?:fp|float|bf|bfloat)(?:16|32)|half|full\s+precision", _I)
+_DTYPE_SAID = {"half": "fp16", "full precision": "fp32"}
 #: The failing set-up said only as "but not": "it works for batch size 1 but not 2", "runs fine with lora but not with
 #: full fine-tuning".
 _WORKS_BUT_NOT = re.compile(
@@ -1963,7 +1964,7 @@ def _split_comparisons(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, 
         fail = m.group("fail") if "fail" in m.re.groupindex else "fails"  # "... but not 2": it fails with 2
         if _BARE_DTYPE.fullmatch(failing) and _BARE_DTYPE.fullmatch(working):
             # "works with fp16 but OOMs with fp32": the dtypes the model was loaded in
-            failing, working = f"torch_dtype={failing}", f"torch_dtype={working}"
+            failing, working = (f"torch_dtype={_DTYPE_SAID.get(d.lower(), d)}" for d in (failing, working))
         yield number, f"{line[: m.start()]}{failing} {fail}{line[m.end() :]}"
         yield number, f"{working} works fine"
 
