@@ -545,7 +545,7 @@ def test_a_run_that_worked_before_is_asked_what_changed_and_offered_only_the_cha
     while iv.question is not None and iv.question.fact != "last_change" and len(asked) < 3:
         asked.append(iv.question.fact)
         iv.dont_know()
-    # a user who says it worked yesterday knows what they did since: asked within the first three questions
+    # a user who says it worked yesterday knows what they did since: asked by the fourth question at the latest
     assert iv.question is not None and iv.question.fact == "last_change", asked
     values = [r.value for r in iv.replies() if r.value is not None]
     assert "never_worked" not in values and "worked_before" not in values
