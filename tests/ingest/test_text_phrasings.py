@@ -389,6 +389,7 @@ def facts(text: str) -> dict[str, object]:
         ("This used to work but now it OOMs", "last_change", "worked_before"),
         ("the script was running fine last week and now CUDA OOM", "last_change", "worked_before"),
         ("I haven't changed anything, it ran fine a few days ago", "last_change", "worked_before"),
+        ("it trained without any problems last week", "last_change", "worked_before"),
         ("之前可以跑的，现在爆显存", "last_change", "worked_before"),
         ("昨天还能跑，今天就爆显存了", "last_change", "worked_before"),  # days, not two set-ups
         # the failing set-up said only as "but not"
@@ -449,6 +450,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("之前都正常，跑到第3个epoch就爆了", "last_change"),
         ("worked fine until step 500", "last_change"),
         ("It never used to work", "last_change"),
+        ("I trained yesterday and it OOMed", "last_change"),  # a run, not one that worked
+        ("I ran it yesterday and got CUDA OOM", "last_change"),
         ("it works, but not always", "batch_size"),
         ("going from 2 GPUs to 4 fixed it", "gpu_count"),  # the fix, not the run
         ("I moved from 4 GPUs to 2 and now it OOMs", "last_change"),  # fewer cards is not "more GPUs"

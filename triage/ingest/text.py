@@ -1691,11 +1691,17 @@ _UPGRADED = re.compile(
 #: anywhere in the text replaces): "it worked yesterday", "this used to work", "was running fine last week", "昨天还能跑",
 #: "之前可以跑的". Not the run itself going well for a while ("worked fine for 2 epochs", "之前都正常，跑到第3个epoch就爆了"),
 #: which is the run training before its OOM: only words of an earlier run (a day, a week, "used to").
+_HOW_IT_WENT = r"(?:fine|well|perfectly|ok(?:ay)?|without\s+(?:any\s+)?(?:problems?|issues?|errors?))\s+"
 _WORKED_BEFORE = re.compile(
     r"\bused\s+to\s+(?:work|run|fit|train)\b|"
-    r"\b(?:worked|was\s+working|ran|was\s+running|trained|fit)\s+(?:fine\s+|well\s+|perfectly\s+|ok(?:ay)?\s+|"
-    r"without\s+(?:any\s+)?(?:problems?|issues?|errors?)\s+)?(?:just\s+)?"
-    r"(?:yesterday|last\s+(?:week|month|night|time)|(?:a\s+)?(?:few|couple\s+of|\d+)\s+(?:days?|weeks?|months?)\s+ago|"
+    # "worked" says it went well; "ran" and "trained" only with how it went ("I trained yesterday and it OOMed" says
+    # nothing of an earlier run that worked)
+    r"\b(?:(?:worked|was\s+working|was\s+running)\s+(?:"
+    + _HOW_IT_WENT
+    + r")?|(?:ran|trained|fit)\s+"
+    + _HOW_IT_WENT
+    + r")"
+    r"(?:just\s+)?(?:yesterday|last\s+(?:week|month|night|time)|(?:a\s+)?(?:few|couple\s+of|\d+)\s+(?:days?|weeks?|months?)\s+ago|"
     r"previously|in\s+the\s+past)\b|"
     r"\b(?:previously|always)\s+(?:worked|ran|trained|fit)\b|"
     r"\b(?:has|had)\s+(?:always\s+)?(?:worked|been\s+working)\s+(?:fine\s+|well\s+)?(?:before|until\s+(?:now|today))\b|"
