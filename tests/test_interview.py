@@ -592,6 +592,18 @@ def test_a_key_typed_to_a_question_answered_in_words_is_a_key_not_a_model_name()
     assert iv.tell("0").kind == "unknown"
 
 
+def test_zero_typed_to_a_count_that_cannot_be_zero_is_dont_know_and_a_count_typed_is_the_count():
+    # the prompt shows "0) don't know"; a run has at least one GPU, so "0" can only be that key
+    kb = load_checked()
+    iv = Interview(kb, start=read_inputs(kb, symptoms=["CUDA out of memory when loading the model, 24GB card"]))
+    _skip_to(iv, "gpu_count")
+    assert iv.tell("0").kind == "unknown"
+    assert iv.question is None or iv.question.fact != "gpu_count"
+    assert iv.facts.value("gpu_count") is None
+    iv.reopen("gpu_count")
+    assert iv.tell("2").value == 2
+
+
 def _skip_to(iv: Interview, fact: str, within: int = 8) -> None:
     """Answer "I don't know" until the interview asks about ``fact`` (fails if it does not within ``within``)."""
     for _ in range(within):
@@ -700,3 +712,19 @@ def test_device_map_typed_to_the_distribution_question_is_taken_and_not_asked_ag
     turn = iv.tell("device_map='auto'")
     assert turn.kind == "answer" and iv.facts.value("distributed") == "model_parallel"
     assert iv.question is None or iv.question.fact != "distributed"
+
+
+@pytest.mark.parametrize(("step", "trained"), [("0", False), ("35", True)])
+def test_the_step_it_failed_at_answers_whether_it_trained_first(step, trained):
+    # the step is said in an answer here, not read from a log: the interview must draw the same conclusion
+    kb = load_checked()
+    from triage.facts import Fact, Source
+
+    start = read_inputs(kb, symptoms=["CUDA out of memory while fine-tuning llama 7b with lora"])
+    iv = Interview(kb, start=start, facts=[Fact("oom_step", int(step), Source("answer"))])
+    asked = []
+    while iv.question is not None and len(asked) < 8:
+        asked.append(iv.question.fact)
+        iv.dont_know()
+    assert "trained_before_oom" not in asked, asked
+    assert iv.diagnosis.session.facts.value("trained_before_oom") is trained

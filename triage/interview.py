@@ -90,7 +90,15 @@ class Turn:
     said: str = ""
     """What the user pressed or typed, as they wrote it."""
     taken: Inputs = field(default_factory=Inputs)
-    """For text turns: what the readers took from it."""
+    """What the readers took from it: for text turns, all of it; for an answer typed in words, the facts it gave
+    besides the answer ("3090 上 LoRA 微调 LLaMA-7B，第一步就 OOM" answers the phase and names the model)."""
+
+    @property
+    def also_taken(self) -> Inputs:
+        """The facts taken besides the answer itself (empty for a text turn, whose ``taken`` is all it gave)."""
+        if self.kind != "answer":
+            return Inputs()
+        return replace(self.taken, facts=tuple(f for f in self.taken.facts if f.name != self.fact))
 
 
 # --------------------------------------------------------------------------- the ingest adapter
@@ -532,6 +540,10 @@ class Interview:
             value, taken = read_answer(self.kb, spec, said)
             if value is not None:
                 return self._record(Turn("answer", question.fact, value, said, taken=Inputs(facts=taken.facts)))
+            if said.isdigit() and len(said) == 1:
+                # a number typed is the number ("2" GPUs), unless no such value can be: then it is the quick reply
+                # shown with that key ("0) don't know" when a run cannot have 0 GPUs)
+                return self.press(said)
         taken = read_text(self.kb, said)
         if not taken.text and not taken.facts:
             taken = replace(taken, text=said)

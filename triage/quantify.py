@@ -150,12 +150,19 @@ def derive(facts: FactSet) -> FactSet:
 
 
 def implied(facts: FactSet) -> FactSet:
-    """``facts`` plus what follows from one of them by definition: an OOM while the model loads came before any
-    training step (``trained_before_oom`` false, from the phase's own source), so the interview does not ask it."""
-    phase = facts.facts.get("phase")
-    if phase is None or phase.value != "loading" or "trained_before_oom" in facts:
+    """``facts`` plus what follows from one of them by definition, so the interview does not ask it:
+
+    - the step it failed at says whether the run trained first (``trained_before_oom``, from the step's source);
+    - an OOM while the model loads came before any training step (``trained_before_oom`` false, from the phase's).
+    """
+    if "trained_before_oom" in facts:
         return facts
-    return facts.with_facts([Fact("trained_before_oom", False, phase.source)])
+    step, phase = facts.facts.get("oom_step"), facts.facts.get("phase")
+    if step is not None and isinstance(step.value, int) and not isinstance(step.value, bool):
+        return facts.with_facts([Fact("trained_before_oom", step.value > 0, step.source)])
+    if phase is not None and phase.value == "loading":
+        return facts.with_facts([Fact("trained_before_oom", False, phase.source)])
+    return facts
 
 
 #: Derived facts whose "true" rests on the weights' size, hence on the quantization.

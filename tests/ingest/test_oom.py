@@ -251,3 +251,42 @@ def test_tensorflow_and_xla_say_which_memory_ran_out(text: str, kind: str) -> No
 )
 def test_a_host_kill_or_allocator_failure_in_other_spellings(text: str) -> None:
     assert facts_of(text)["error_kind"] == "host_oom"
+
+
+def _listing(device: int, processes: str) -> str:
+    return (
+        f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 252.00 MiB. GPU {device} has a total capacity "
+        f"of 23.65 GiB of which 62.19 MiB is free. Including non-PyTorch memory, this process has 384.00 MiB memory "
+        f"in use. {processes} Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by "
+        "PyTorch but unallocated."
+    )
+
+
+def test_processes_of_one_launch_on_gpu0_are_ranks_sharing_it():
+    # the shape of openvla-oft#28 (development): five ranks of one torchrun, all on GPU 0
+    siblings = (
+        "Process 2343934 has 636.00 MiB memory in use. Process 2343932 has 384.00 MiB memory in use. "
+        "Process 2343931 has 384.00 MiB memory in use. Process 2343929 has 21.44 GiB memory in use."
+    )
+    report = parse_message(_listing(0, siblings))
+    assert report is not None
+    got = {f.name: (f.raw, f.note) for f in findings(report)}
+    assert got["all_ranks_on_gpu0"][0] is True
+    assert "2343929, 2343931, 2343932, 2343934" in got["all_ranks_on_gpu0"][1]
+
+
+@pytest.mark.parametrize(
+    ("device", "processes"),
+    [
+        # a notebook kernel and a job started at different times (QwenLM/Qwen#782, development)
+        (0, "Process 4683 has 11.05 GiB memory in use. Process 16753 has 1.71 GiB memory in use."),
+        # one other process says nothing about ranks
+        (0, "Process 2343929 has 21.44 GiB memory in use."),
+        # ranks sharing GPU 1 are not 'all on GPU 0'
+        (1, "Process 2343929 has 21.44 GiB memory in use. Process 2343931 has 384.00 MiB memory in use."),
+    ],
+)
+def test_processes_that_are_not_one_launch_on_gpu0_are_not_read_as_ranks(device: int, processes: str):
+    report = parse_message(_listing(device, processes))
+    assert report is not None
+    assert "all_ranks_on_gpu0" not in {f.name for f in findings(report)}

@@ -412,6 +412,17 @@ def facts(text: str) -> dict[str, object]:
         ("从单卡换成4卡之后OOM", "last_change", "gpus_or_launch"),
         # ... and a change that is named is the finer answer
         ("it worked yesterday, but after upgrading transformers it OOMs", "last_change", "library_upgrade"),
+        # the error's own words say the change failed as "it OOMs" does
+        ("after upgrading transformers to 4.36 I get CUDA out of memory", "last_change", "library_upgrade"),
+        ("scaled from one GPU to 8 GPUs, CUDA out of memory", "last_change", "gpus_or_launch"),
+        (
+            "after upgrading transformers I get torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2G",
+            "last_change",
+            "library_upgrade",
+        ),
+        # a question about the run's own set-up still states it
+        ("does my zero3 config work? it OOMs", "zero_stage", 3),
+        ("I use deepspeed zero3 and it OOMs, would zero3 offload help?", "zero_stage", 3),
     ],
 )
 def test_reads(text: str, name: str, value: object) -> None:
@@ -458,6 +469,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("increased max_length from 2 to 4 and it OOMs", "gpu_count"),  # a count of nothing named
         ("would ZeRO-3 help?", "zero_stage"),  # a change asked about
         ("can zero3 fix this?", "zero_stage"),
+        ("Would deepspeed zero3 help here?", "zero_stage"),  # a tool's name between
+        ("Would DeepSpeed ZeRO-3 offload fix this?", "offload"),
         ("I save the model after training", "phase"),
         # a lowered setting that made the run work is a fix, not a change that failed
         ("Reducing the batch size fixed it", "tried_without_effect"),
@@ -660,6 +673,7 @@ def test_a_cudnn_error_beside_a_language_model_is_in_scope(text: str) -> None:
         "- DeepSpeed version: 0.14.0",
         "would ZeRO-3 help?",  # a stage asked about says nothing of the run's launcher either
         "can zero3 fix this?",
+        "Would deepspeed zero3 help here?",
     ],
 )
 def test_a_sharding_tool_named_is_not_always_the_runs(text: str) -> None:

@@ -374,7 +374,8 @@ def test_switching_language(build, drive):
         evidence = rows_under(app, app.screen.query_one(RankingPane).rows[0].key)
         assert any("文本提到“step 0”" in e for e in evidence)
         assert not any("fails at the first step" in e for e in evidence)
-        assert "从你的文本读取到 10 个事实" in conversation_text(app)  # "on a 3090": one card, since 2026-12-04
+        # "on a 3090": one card, since 2026-12-04; "it trained first?" follows from step 0 and is not counted as read
+        assert "从你的文本读取到 9 个事实" in conversation_text(app)
         await pilot.press("2")
         await pilot.pause()
         await pilot.press("l")
@@ -477,3 +478,17 @@ def test_a_bug_while_reading_a_reply_keeps_the_chat_and_its_answers(build, drive
         assert len(iv.turns) == len(kept) + 1
 
     drive(app, steps)
+
+
+def test_an_answer_in_words_that_says_more_shows_what_else_it_gave(fkb):
+    # "3090 上 LoRA 微调 LLaMA-7B，第一步就 OOM" to "in which phase?" answers it (training) and names the model and
+    # the card: those are shown, as they would be for a text that answered nothing
+    from triage.interview import Interview
+    from triage.tui.widgets.conversation import messages
+
+    iv = Interview(fkb)
+    assert iv.question is not None and iv.question.fact == "phase"
+    turn = iv.tell("3090 上 LoRA 微调 LLaMA-7B，第一步就 CUDA out of memory")
+    assert (turn.kind, turn.fact, turn.value) == ("answer", "phase", "training")
+    notes = [text for role, text in messages(iv) if role == "note"]
+    assert any("model_name=LLaMA-7B" in n and "phase" not in n for n in notes), notes

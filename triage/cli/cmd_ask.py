@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from triage.cli.errors import EXIT_OK, InputError
 
 if TYPE_CHECKING:
+    from triage.engine.questions import Question
     from triage.interview import Interview
     from triage.kb.loader import KnowledgeBase
 
@@ -34,6 +35,8 @@ _WORDS = {
         "report": "Report written to",
         "back": "Took back",
         "nothing": "Nothing to take back.",
+        "numbers": "type a number, e.g. {values}; ? = don't know",
+        "number": "type a number; ? = don't know",
     },
     "zh": {
         "hint": (
@@ -46,6 +49,8 @@ _WORDS = {
         "report": "报告已写入",
         "back": "已撤回",
         "nothing": "没有可撤回的回答。",
+        "numbers": "输入数字，例如 {values}；? = 不知道",
+        "number": "输入数字；? = 不知道",
     },
 }
 
@@ -278,7 +283,7 @@ def _converse(interview: Interview, lines: Lines, stdout: TextIO, *, echo: bool)
         if question is None:
             say(w["done"])
             return
-        replies = "  ".join(f"{r.key}) {r.label}" for r in interview.replies())
+        replies = _replies_line(interview, question)
         say("", f"? {interview.question_text(question)}", f"  ({interview.help_text(question)})", f"  {replies}")
         stdout.write("> ")
         stdout.flush()
@@ -307,9 +312,30 @@ def _converse(interview: Interview, lines: Lines, stdout: TextIO, *, echo: bool)
         except InterviewError as exc:
             say(f"{w['bad']}: {exc}")
             continue
-        if turn.kind == "text":
+        if turn.kind == "text" or turn.also_taken.facts:
+            # an answer in words that said more ("3090 上 LoRA 微调 LLaMA-7B，第一步就 OOM"): everything it gave
             say(*describe_taken(interview.kb, turn.taken, interview.lang))
         say(*_ranking(interview))
+
+
+def _replies_line(interview: Interview, question: Question) -> str:
+    """The quick replies as the prompt shows them. A number question lists its values to type: a digit typed is
+    the number itself ("2" GPUs), so keys beside them ("3) 5") would read as values."""
+    from triage.facts import FactType
+
+    replies = interview.replies(question)
+    if interview.kb.facts[question.fact].type not in (FactType.int, FactType.float, FactType.bytes):
+        return "  ".join(f"{r.key}) {r.label}" for r in replies)
+    w = _WORDS[interview.lang]
+    values = [r.label for r in replies if r.value is not None]
+    if not values:
+        return w["number"]
+    shown = (
+        ", ".join(values[:-1]) + (" or " if interview.lang == "en" else " 或 ") + values[-1]
+        if len(values) > 1
+        else values[0]
+    )
+    return w["numbers"].format(values=shown)
 
 
 def write_report(interview: Interview, path: Path) -> None:

@@ -99,11 +99,15 @@ _WANTS = re.compile(
 
 
 #: A change asked about with its effect after it: "would ZeRO-3 help?", "can 8-bit Adam fix this?".
+#: A tool's name may come between ("would deepspeed zero3 help?", "can DeepSpeed ZeRO-3 offload fix this?"), but
+#: not a possessive: "does my zero3 config work?" asks about the run's own.
 _WOULD_IT = re.compile(
-    r"\b(?:would|will|could|can|does|do|might|may)\s+(?:the\s+|a\s+|using\s+|enabling\s+|switching\s+to\s+)?$", _I
+    r"\b(?:would|will|could|can|does|do|might|may)\s+(?:the\s+|a\s+|using\s+|enabling\s+|switching\s+to\s+)?"
+    r"(?:(?:deep\s?speed|ds|fsdp|zero[- ]?[0-3]?|stage[- ]?[0-3]|bnb|bitsandbytes|[48][- ]?bit|cpu|nvme|paged)\s+){0,2}$",
+    _I,
 )
 _HELP_ASKED = re.compile(
-    r"\s*(?:[\w-]+\s+){0,2}?(?:help|fix|solve|reduce|save|lower|work|make\s+it\s+fit)\b[^.!\n]{0,40}\?", _I
+    r"\s*(?:[\w-]+\s+){0,3}?(?:help|fix|solve|reduce|save|lower|work|make\s+it\s+fit)\b[^.!\n]{0,40}\?", _I
 )
 #: Whether a setting is supported, asked: "Is 4-bit quantization supported?".
 _IS_IT = re.compile(r"\b(?:is|are)\s+(?:the\s+|a\s+)?$", _I)

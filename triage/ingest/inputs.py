@@ -119,14 +119,6 @@ class _Merger:
         self.conflicts.append(Conflict(fact.name, kept, dropped))
 
 
-def _derive_trained_before_oom(chosen: dict[str, Fact]) -> None:
-    """The step it failed at says whether the run trained first (whatever input said the step)."""
-    step = chosen.get("oom_step")
-    if step is None or "trained_before_oom" in chosen or not isinstance(step.value, int):
-        return
-    chosen["trained_before_oom"] = Fact("trained_before_oom", step.value > 0, step.source)
-
-
 def _derive_capacity_share(chosen: dict[str, Fact], capacities: Sequence[Fact], stated: Sequence[Fact]) -> None:
     """The OOM message's card as a share of the GPU the user says they have (``oom_capacity_stated_share``).
 
@@ -268,7 +260,6 @@ def gather(
         if fact.name == "gpu_memory_bytes":
             stated.append(fact)
         merger.add(fact)
-    _derive_trained_before_oom(merger.chosen)
     _derive_capacity_share(merger.chosen, capacities, stated)
 
     text = "\n".join(s for s in symptoms if s)

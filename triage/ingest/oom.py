@@ -280,6 +280,10 @@ def findings(report: OomReport, reports: Sequence[OomReport] = ()) -> list[Found
         add("process_total_bytes", numbered.process_total)
         unalloc_note = "reserved in total minus already allocated" if numbered.generation == "pre-2.1" else None
         add("torch_reserved_unallocated_bytes", numbered.reserved_unallocated, unalloc_note)
+        siblings = launch_siblings(numbered)
+        if siblings:
+            pids = ", ".join(str(pid) for pid in siblings)
+            add("all_ranks_on_gpu0", True, f"processes {pids} (PIDs started together, one launch) all hold GPU 0")
         other = other_process_bytes(numbered)
         if other is not None:
             add("other_process_bytes", other[0], other[1])
@@ -305,6 +309,31 @@ def findings(report: OomReport, reports: Sequence[OomReport] = ()) -> list[Found
             outside = numbered.capacity - numbered.allocated - (numbered.reserved_unallocated or 0) - numbered.free
             add("unaccounted_gpu_share", round(max(outside, 0) / numbered.capacity, 2))
     return out
+
+
+# A launcher (torchrun, accelerate, deepspeed, pytest-xdist) starts its processes one after another, so their
+# PIDs lie within a few numbers of each other; a notebook kernel or another user's job was started at another time.
+_SIBLING_GAP = 16
+_SIBLING_SPAN = 64
+
+
+def launch_siblings(report: OomReport) -> tuple[int, ...]:
+    """PIDs listed on GPU 0 that one launch started: two or more whose PIDs lie close together.
+
+    Each rank of a job that placed itself on its own GPU shows only on that GPU; several of them listed on GPU 0
+    mean the ranks all chose cuda:0 (openvla-oft#28, development: five ranks of one torchrun on GPU 0).
+    """
+    if report.device != 0 or len(report.processes) < 2:
+        return ()
+    pids = sorted(pid for pid, _ in report.processes)
+    groups: list[list[int]] = [[pids[0]]]
+    for pid in pids[1:]:
+        if pid - groups[-1][-1] <= _SIBLING_GAP:
+            groups[-1].append(pid)
+        else:
+            groups.append([pid])
+    best = max(groups, key=len)
+    return tuple(best) if len(best) >= 2 and best[-1] - best[0] <= _SIBLING_SPAN else ()
 
 
 def other_process_bytes(report: OomReport) -> tuple[int, str | None] | None:

@@ -2072,11 +2072,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         oom = _OOM_START.search(raw_line)
         if oom is not None:
             # a pasted PyTorch message's figures are not the user's words: drop the message; a bare
-            # "CUDA out of memory with transformers 4.38.5" keeps the words around the phrase
+            # "CUDA out of memory with transformers 4.38.5" keeps the words around the phrase. "OOM" stands in for
+            # it, so that "after upgrading transformers I get CUDA out of memory" still says the change failed
             if _OOM_DETAIL.search(raw_line, oom.start()):
-                raw_line = raw_line[: oom.start()]
+                raw_line = raw_line[: oom.start()] + " OOM"
             else:
-                raw_line = raw_line[: oom.start()] + " " + raw_line[oom.end() :]
+                raw_line = raw_line[: oom.start()] + " OOM " + raw_line[oom.end() :]
         line = _GLUED_COUNT.sub(
             r"\1 ",
             _DASHED_SERIES.sub(

@@ -41,6 +41,8 @@ def messages(interview: Interview) -> list[tuple[Role, str]]:
         elif turn.fact is not None:
             out.append(("assistant", interview.kb.facts[turn.fact].question.get(lang)))
             out.append(("user", interview.answer_label(turn)))
+            if turn.also_taken.facts:
+                out.append(("note", summarize_taken(interview.kb, turn.also_taken, lang)))
     question = interview.question
     if question is not None:
         prefix = t("chat_changing", lang) + " " if interview.reopened else ""
