@@ -558,15 +558,28 @@ def test_a_run_that_worked_before_is_asked_what_changed_and_offered_only_the_cha
     assert iv.question is None or iv.question.fact != "last_change"
 
 
-@pytest.mark.parametrize("text", ["qlora 70b on 2x4090 OOM while loading", "加载模型的时候就爆显存了"])
-def test_an_oom_while_loading_is_never_asked_whether_it_trained_first(text):
+@pytest.mark.parametrize(
+    "text",
+    [
+        "qlora 70b on 2x4090 OOM while loading",
+        "加载模型的时候就爆显存了",
+        "OOM while loading llama 13b on a 3090 for lora fine-tuning",
+        "加载模型的时候就爆显存了，3090，chatglm3-6b",
+    ],
+)
+def test_an_oom_while_loading_is_never_asked_about_steps(text):
+    # no step ran: whether it trained first, how memory went from step to step, gradient checkpointing, the batch
+    # or the attention kernel cannot explain it (asked until 2026-12-07, by the memory estimate of a later step)
+    from triage.engine.questions import STEP_ONLY
+
     kb = load_checked()
     iv = Interview(kb, start=read_inputs(kb, symptoms=[text]))
     asked = []
-    while iv.question is not None and len(asked) < 8:
+    while iv.question is not None and len(asked) < 12:
         asked.append(iv.question.fact)
         iv.dont_know()
-    assert "trained_before_oom" not in asked, asked
+    assert not set(asked) & STEP_ONLY, asked
+    assert {"gradient_checkpointing", "memory_growth", "batch_size"} <= STEP_ONLY
     assert iv.diagnosis.session.facts.value("trained_before_oom") is False
 
 

@@ -346,7 +346,7 @@ class Interview:
             scored = [rc.scored for rc in diagnosis.causes]
             planner = QuestionPlanner(self._scorer_for(session.text), self.kb.facts)
             ranked = planner.rank(session.facts, scored, self.distribution(diagnosis), limit=len(self.kb.facts))
-            ranked = merge_questions(ranked, memory_questions(memory, self.kb.facts))
+            ranked = merge_questions(ranked, memory_questions(memory, self.kb.facts, session.facts))
             questions = [q for q in ranked if q.fact not in skipped]
         self._diagnosis = diagnosis
         self._memory = memory

@@ -335,7 +335,7 @@ def analyse(
 def with_memory_questions(diagnosis: Diagnosis, memory: Memory, kb: KnowledgeBase) -> Diagnosis:
     """The diagnosis with a question for each assumed setting that moves the estimate by more than 10 %,
     ranked with the cause questions by gain times ease; the interview is not done while one is open."""
-    extra = memory_questions(memory, kb.facts)
+    extra = memory_questions(memory, kb.facts, diagnosis.session.facts)
     if not extra:
         return diagnosis
     return replace(diagnosis, questions=tuple(merge_questions(diagnosis.questions, extra)[:5]), done=False)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from triage.engine.conditions import version_in
 from triage.engine.diagnose import Diagnosis, remedy_status
-from triage.engine.questions import Question, ease_of
+from triage.engine.questions import Question, ease_of, moot
 from triage.engine.scoring import version_fact
 from triage.estimate import (
     NOT_ESTIMABLE,
@@ -400,8 +400,9 @@ def quantify(
 NOT_ASKED = frozenset({"gpu_count"})
 
 
-def memory_questions(memory: Memory, specs: Mapping[str, FactSpec]) -> list[Question]:
-    """A question for each assumed setting whose other value moves the estimate by more than 10 %.
+def memory_questions(memory: Memory, specs: Mapping[str, FactSpec], facts: FactSet | None = None) -> list[Question]:
+    """A question for each assumed setting whose other value moves the estimate by more than 10 %, unless ``facts``
+    make it moot (:func:`~triage.engine.questions.moot`: a run that failed while loading has no step to ask about).
 
     Its ``gain`` is the share by which the answer moves the expected device total (capped at 1),
     on the scale of the cause questions' bits: a setting that moves the estimate by 40 % ranks with
@@ -411,7 +412,7 @@ def memory_questions(memory: Memory, specs: Mapping[str, FactSpec]) -> list[Ques
     est = memory.estimate
     for alt in memory.alternatives:
         spec = specs.get(alt.fact)
-        if spec is None or not spec.askable or alt.fact in NOT_ASKED:
+        if spec is None or not spec.askable or alt.fact in NOT_ASKED or (facts is not None and moot(alt.fact, facts)):
             continue
         flips = est is not None and alt.estimate.verdict != est.verdict
         gain = 1.0 if flips else min(1.0, abs(alt.change))

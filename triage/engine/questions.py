@@ -55,6 +55,28 @@ def only_runs_the_model(facts: FactSet) -> bool:
     )
 
 
+#: What a training step shows or sets, not asked when the OOM came while the model loaded: no step ran, so the
+#: memory did not grow from step to step, and no batch, sequence, checkpointing, attention kernel or optimizer
+#: state had taken any memory yet. (Not the method, the quantization or the trainer: a 4-bit load or a DPO
+#: reference model changes what loading takes.)
+STEP_ONLY = frozenset(
+    {
+        "memory_growth", "oom_step", "trained_before_oom", "gradient_checkpointing", "batch_size", "max_length",
+        "grad_accum", "packing", "padding", "group_by_length", "optimizer", "optimizer_in_backward",
+        "attn_implementation", "use_cache", "eval_batch_size", "eval_accumulation_steps", "preprocess_logits",
+        "max_new_tokens", "num_beams",
+    }
+)  # fmt: skip
+
+
+def moot(name: str, facts: FactSet) -> bool:
+    """Whether the question about ``name`` has no sense given ``facts``: a user who only runs the model is not asked
+    about training (:data:`TRAINING_ONLY`), one whose run failed while loading not about steps (:data:`STEP_ONLY`)."""
+    if name in TRAINING_ONLY and only_runs_the_model(facts):
+        return True
+    return name in STEP_ONLY and facts.value("phase") == "loading"
+
+
 #: The chance that a user can answer each question, learnt from the development split of the corpus:
 #: the share of in-scope development records whose thread states the fact (or something the readers
 #: read as it: the GPU's name answers its memory), as ``bench/bench_interview.py --answerability``
@@ -325,8 +347,8 @@ class QuestionPlanner:
         spec = self.specs.get(name)
         if spec is None or not (spec.askable or derived):
             return None
-        if name in TRAINING_ONLY and only_runs_the_model(facts):
-            return None  # the user only runs the model: no trainer, no checkpointing to ask about
+        if not derived and moot(name, facts):
+            return None  # only runs the model: no trainer to ask about; failed while loading: no step
         values = candidate_values(spec, self.tests.get(name, []))
         coarse = refinable(spec, facts)
         if coarse is not None:
@@ -399,7 +421,7 @@ class QuestionPlanner:
             known = [any(f in facts for f in group) for group in groups]
             for i, group in enumerate(groups):
                 ask = self.specs.get(group[0])
-                if known[i] or ask is None or not ask.askable:
+                if known[i] or ask is None or not ask.askable or moot(ask.id, facts):
                     continue
                 others = 1.0
                 for j, other in enumerate(groups):
