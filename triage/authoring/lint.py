@@ -39,6 +39,9 @@ KB025     a regular expression that can take exponential time (a nested quantifi
           diagnosis
 KB027     a cause's ``when`` test without a label in English and Chinese: explanations
           would show its raw form (``phase is one of loading, saving``) instead of words
+KB028     a ``when`` test with ``if_false`` whose label already negates ("the model is not
+          quantized") and no ``label_false``: when false it would read "not: the model is
+          not quantized"
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
@@ -111,6 +114,7 @@ CODES: dict[str, str] = {
     "KB025": "regex can take exponential time (catastrophic backtracking)",
     "KB026": "a key written twice in one mapping (YAML keeps only the last)",
     "KB027": "a when test without an English and Chinese label",
+    "KB028": "a negative label read when false without label_false (a double negation)",
 }
 
 #: House style for titles (KB013).
@@ -296,6 +300,14 @@ class _Checker:
                     "a when test without a label in English and Chinese",
                     "add label: {en: <what it means for the run>, zh: <the same in Chinese>}; explanations show "
                     "the label beside the weight it adds",
+                )
+            elif ev.if_false and ev.label_false is None and _NEGATES.search(ev.label.en):
+                self.add(
+                    key,
+                    ("when", i),
+                    "KB028",
+                    f"label {ev.label.en!r} negates, and when the test is false it reads 'not: {ev.label.en}'",
+                    "add label_false: {en: <what it means when the test is false>, zh: <the same in Chinese>}",
                 )
         tested = {leaf.fact for ev in cause.when for leaf in leaves(ev.test)}
         tested |= {a.package.lower().replace("-", "_") + "_version" for a in cause.affects}
@@ -731,6 +743,11 @@ def logic_key(cause: Cause) -> str | None:
     if not (when or signals or affects):
         return None
     return json.dumps([when, signals, affects])
+
+
+#: A label that says what is not so ("the model is not quantized", "no CPU offload"): read as "not: ..." when its
+#: test is false, it negates twice.
+_NEGATES = re.compile(r"\b(?:not|no|never|without|none|off)\b|n't\b", re.I)
 
 
 def lint(kb: KnowledgeBase) -> list[Problem]:

@@ -134,13 +134,23 @@ def _prepared(cause: Cause) -> tuple[_Prepared, ...]:
             _leaf_facts(ev),
             ev.label.en if ev.label else describe(ev.test),
             ev.label.zh if ev.label else None,
-            f"not: {ev.label.en}" if ev.label else describe_negated(ev.test),
-            f"并非：{ev.label.zh}" if ev.label else None,
+            _label_false(ev, "en") or describe_negated(ev.test),
+            _label_false(ev, "zh"),
         )
         for ev in evidence_of(cause)
     )
     _PREPARED[id(cause)] = (cause, out)  # the cause is kept alive, so its id is never reused for another
     return out
+
+
+def _label_false(ev: Evidence, lang: str) -> str | None:
+    """What evidence says when its test is false: its own words for that, else "not: " and its label (None without
+    a label: the test itself is described then)."""
+    if ev.label_false is not None:
+        return ev.label_false.get(lang)
+    if ev.label is None:
+        return None
+    return f"not: {ev.label.en}" if lang == "en" else f"并非：{ev.label.zh}"
 
 
 def _derived_only(names: tuple[str, ...], facts: FactSet) -> bool:

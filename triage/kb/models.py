@@ -166,6 +166,9 @@ class Evidence(Strict):
     """When true, a false condition rules the cause out entirely."""
     label: Text | None = None
     """How to describe this evidence to the user (defaults to the condition itself)."""
+    label_false: Text | None = None
+    """How to describe it when the condition is false, for a label that a plain "not:" would negate twice ("the
+    model is not quantized" false: "the model is quantized"); defaults to "not: " and the label."""
 
 
 class Affects(Strict):
