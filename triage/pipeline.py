@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from triage.corpus import Record, default_corpus_dir, load_corpus
 from triage.engine.diagnose import Diagnosis, Session, diagnose
 from triage.engine.questions import Question
-from triage.engine.scoring import Item, Scorer, first_remedy_fixes, remedy_fixes, remedy_settings
+from triage.engine.scoring import Item, Scorer, remedy_tables
 from triage.estimate import (
     NOT_ESTIMABLE,
     Architecture,
@@ -285,11 +285,8 @@ def scorer_for(
             for cat, vote in votes(shares).items()
         }
         neighbours = tuple(index.nearest(text, k=NEIGHBOURS, exclude=exclude))
-    fixes = remedy_fixes(kb.causes, kb.remedies)
-    first = first_remedy_fixes(kb.causes, kb.remedies)
-    settings = remedy_settings(kb.causes, kb.remedies)
     scorer = Scorer(
-        kb.causes, text, kb.anchors, fixes=fixes, by_category=by_category, first_fixes=first, settings=settings
+        kb.causes, text, kb.anchors, remedies=remedy_tables(kb.causes, kb.remedies), by_category=by_category
     )
     return scorer, neighbours
 

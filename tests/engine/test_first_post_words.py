@@ -375,11 +375,14 @@ def test_a_change_to_what_the_failing_run_already_had_is_not_what_fixed_it(kb) -
 
 
 def test_remedy_settings_leave_out_facts_a_remedy_changes_relatively(kb) -> None:
-    from triage.engine.scoring import remedy_settings
+    from triage.engine.scoring import remedy_tables
 
-    settings = remedy_settings(kb.causes, kb.remedies)
-    assert "3" in settings["zero-stage-too-low"]["zero_stage"]
-    assert "max_length" not in settings["max-length-too-long"]  # halved: any shorter length is the remedy
+    tables = remedy_tables(kb.causes, kb.remedies)
+    assert "3" in tables["zero-stage-too-low"].settings["zero_stage"]
+    assert "max_length" not in tables["max-length-too-long"].settings  # halved: any shorter length is the remedy
+    assert "max_length" in tables["max-length-too-long"].changes
+    # the first remedy is the cause undone; ZeRO-3 is a later way around weights that do not fit one card
+    assert "zero_stage" in tables["weights-exceed-gpu"].changes - tables["weights-exceed-gpu"].first
 
 
 @pytest.mark.parametrize(

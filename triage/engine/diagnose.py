@@ -17,10 +17,8 @@ from triage.engine.questions import Question, QuestionPlanner, should_stop
 from triage.engine.scoring import (
     Scored,
     Scorer,
-    first_remedy_fixes,
     probabilities,
-    remedy_fixes,
-    remedy_settings,
+    remedy_tables,
     version_fact,
 )
 from triage.engine.signals import Match, match_all
@@ -251,9 +249,7 @@ def diagnose(
         kb.causes,
         session.text,
         kb.anchors,
-        fixes=remedy_fixes(kb.causes, kb.remedies),
-        first_fixes=first_remedy_fixes(kb.causes, kb.remedies),
-        settings=remedy_settings(kb.causes, kb.remedies),
+        remedies=remedy_tables(kb.causes, kb.remedies),
     )
     scored = scorer.score(session.facts, derived_weight)
     dist = probabilities(scored)

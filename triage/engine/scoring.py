@@ -214,18 +214,13 @@ class Scorer:
         causes: Mapping[str, Cause],
         text: str,
         anchors: Anchors | None = None,
-        fixes: Mapping[str, frozenset[str]] | None = None,
+        remedies: Mapping[str, RemedyTable] | None = None,
         by_category: Mapping[str, Sequence[Item]] | None = None,
-        first_fixes: Mapping[str, frozenset[str]] | None = None,
-        settings: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
     ) -> None:
         self.causes = dict(causes)
-        self.fixes = dict(fixes or {})
-        """Per cause id: the facts its remedies change. A run that a change of one of them made work points here."""
-        self.settings = dict(settings or {})
-        """Per cause id and fact: the values its remedies set the fact to (:func:`remedy_settings`)."""
-        self.first_fixes = dict(first_fixes or {})
-        """Per cause id: the facts its first remedy changes (what undoes the cause itself)."""
+        self.remedies = dict(remedies or {})
+        """Per cause id: what its remedies change (:func:`remedy_tables`). A run that one of those changes made work
+        points at the cause; one that such a change did not help points away from it."""
         self.text_items = {cid: signal_items(c, text, anchors) for cid, c in self.causes.items()}
         self.by_category = {cat: tuple(items) for cat, items in (by_category or {}).items()}
         """Evidence about a kind of cause (how similar solved reports ended), per category: it goes once to the
@@ -245,32 +240,24 @@ class Scorer:
 
     def _resolved(self, cause: Cause, facts: FactSet) -> tuple[Item, ...]:
         """Evidence from what made the run work: a change that is one of this cause's remedies."""
+        table = self.remedies.get(cause.id, NO_REMEDIES)
         changed = _named(facts, "resolved_by")
-        hit = sorted(
-            n for n in changed & self.fixes.get(cause.id, frozenset()) if not self._sets_the_runs_own(cause, n, facts)
-        )
+        hit = sorted(n for n in changed & table.changes if not _sets_the_runs_own(table, n, facts))
         if not hit:
             return ()
         label = f"changing {', '.join(hit)} made the run work, and that is a remedy for this cause"
         zh = f"修改 {', '.join(hit)} 后训练能跑了，而这正是这个原因的解决办法"
         # the cause's first remedy is its own mechanism undone; a later one only works around it (ZeRO-3 fixes
         # replicated weights, and also weights too big for any one card)
-        weight = RESOLVED_WEIGHT if set(hit) & self.first_fixes.get(cause.id, frozenset()) else RESOLVED_AROUND
+        weight = RESOLVED_WEIGHT if set(hit) & table.first else RESOLVED_AROUND
         return (Item("fact", label, weight, "true", ("resolved_by",), label_zh=zh),)
-
-    def _sets_the_runs_own(self, cause: Cause, name: str, facts: FactSet) -> bool:
-        """Whether every remedy of ``cause`` that changes ``name`` sets it to the value the failing run already has:
-        then that change is not what made the run work ("zero2 works but zero3 OOMs": the run that failed had
-        ZeRO-3, so moving to ZeRO-3 is not the change that worked)."""
-        values = self.settings.get(cause.id, {}).get(name)
-        have = facts.value(name)
-        return values is not None and have is not None and values == {str(have).lower()}
 
     def _tried(self, cause: Cause, facts: FactSet) -> tuple[Item, ...]:
         """Evidence from what was lowered without helping: a change that undoes this cause did not make it fit."""
+        table = self.remedies.get(cause.id, NO_REMEDIES)
         lowered = _named(facts, "tried_without_effect")
-        first = sorted(lowered & self.first_fixes.get(cause.id, frozenset()))
-        later = sorted(lowered & self.fixes.get(cause.id, frozenset()) - set(first))
+        first = sorted(lowered & table.first)
+        later = sorted(lowered & table.changes - set(first))
         hit = first or later
         if not hit:
             return ()
@@ -319,40 +306,51 @@ def _named(facts: FactSet, fact: str) -> set[str]:
     return {name.strip() for name in str(said).split(",") if name.strip()} if said else set()
 
 
-def remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, frozenset[str]]:
-    """Per cause id, the facts that its remedies change."""
-    return {
-        cid: frozenset(k for rid in cause.remedies if rid in remedies for k in remedies[rid].changes)
-        for cid, cause in causes.items()
-    }
+@dataclass(frozen=True)
+class RemedyTable:
+    """What one cause's remedies change, for reading "X made it work" and "lowering X did not help"."""
+
+    changes: frozenset[str] = frozenset()
+    """The facts its remedies change."""
+    first: frozenset[str] = frozenset()
+    """The facts its first remedy changes: what undoes the cause itself (a later remedy works around it)."""
+    settings: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Per fact: the values (lowercased) its remedies set it to, for facts that every one of its remedies changing
+    them sets to a value (a relative change, "half the batch", leaves the fact out)."""
 
 
-def remedy_settings(
-    causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]
-) -> dict[str, dict[str, frozenset[str]]]:
-    """Per cause id and fact: the values (lowercased) that its remedies set the fact to, for facts that every one of
-    its remedies changing them sets to a value (a relative change, "half the batch", leaves the fact out)."""
-    out: dict[str, dict[str, frozenset[str]]] = {}
+NO_REMEDIES = RemedyTable()
+
+
+def remedy_tables(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, RemedyTable]:
+    """Per cause id, what its remedies change (:class:`RemedyTable`); remedies the knowledge base lacks are skipped."""
+    out: dict[str, RemedyTable] = {}
     for cid, cause in causes.items():
+        known = [remedies[rid] for rid in cause.remedies if rid in remedies]
         values: dict[str, set[str]] = {}
         relative: set[str] = set()
-        for rid in cause.remedies:
-            for name, value in remedies[rid].changes.items() if rid in remedies else ():
+        for remedy in known:
+            for name, value in remedy.changes.items():
                 if isinstance(value, str) and value in RELATIVE_CHANGES.get(name, frozenset()):
                     relative.add(name)
                 else:
                     values.setdefault(name, set()).add(str(value).lower())
-        out[cid] = {name: frozenset(v) for name, v in values.items() if name not in relative}
+        first = remedies.get(cause.remedies[0]) if cause.remedies else None
+        out[cid] = RemedyTable(
+            changes=frozenset(k for remedy in known for k in remedy.changes),
+            first=frozenset(first.changes) if first is not None else frozenset(),
+            settings={name: frozenset(v) for name, v in values.items() if name not in relative},
+        )
     return out
 
 
-def first_remedy_fixes(causes: Mapping[str, Cause], remedies: Mapping[str, Remedy]) -> dict[str, frozenset[str]]:
-    """Per cause id, the facts that its first remedy changes."""
-    return {
-        cid: frozenset(remedies[cause.remedies[0]].changes)
-        for cid, cause in causes.items()
-        if cause.remedies and cause.remedies[0] in remedies
-    }
+def _sets_the_runs_own(table: RemedyTable, name: str, facts: FactSet) -> bool:
+    """Whether every remedy that changes ``name`` sets it to the value the failing run already has: then that change
+    is not what made the run work ("zero2 works but zero3 OOMs": the run that failed had ZeRO-3, so moving to ZeRO-3
+    is not the change that worked)."""
+    values = table.settings.get(name)
+    have = facts.value(name)
+    return values is not None and have is not None and values == {str(have).lower()}
 
 
 def probabilities(scored: Iterable[Scored]) -> dict[str, float]:
