@@ -139,17 +139,10 @@ def test_a_signal_that_restates_a_known_fact_is_not_counted_twice():
 
 def test_a_negative_label_has_its_own_words_when_false():
     # "−1.2 not: the model is not quantized" said twice no; label_false says what holds
-    negative = cause(
-        when=[
-            {
-                "test": {"fact": "quantization", "op": "eq", "value": "none"},
-                "if_true": 0.5,
-                "if_false": -1.2,
-                "label": {"en": "the model is not quantized", "zh": "模型没有量化"},
-                "label_false": {"en": "the model is quantized", "zh": "模型已量化"},
-            }
-        ]
-    )
+    unquantized = {"test": {"fact": "quantization", "op": "eq", "value": "none"}, "if_true": 0.5, "if_false": -1.2}
+    unquantized["label"] = {"en": "the model is not quantized", "zh": "模型没有量化"}
+    unquantized["label_false"] = {"en": "the model is quantized", "zh": "模型已量化"}
+    negative = cause(when=[unquantized])
     (item,) = [i for i in Scorer({"c": negative}, "").score(facts(quantization="4bit"))[0].items if i.kind == "fact"]
     assert (item.state, item.label, item.text("zh")) == ("false", "the model is quantized", "模型已量化")
     (item,) = [i for i in Scorer({"c": negative}, "").score(facts(quantization="none"))[0].items if i.kind == "fact"]
