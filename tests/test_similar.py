@@ -180,17 +180,6 @@ def test_words_that_only_say_a_change_worked_do_not_vote(kb) -> None:
     assert top.scored.cause.category.value == "batch_size"
 
 
-def test_chinese_function_words_do_not_vote() -> None:
-    """The question "到底是哪里设置不对？" asks; it says nothing about the cause. Its words once voted for sharding
-    and for ranks on GPU 0, because a few such reports happened to use them (bigrams across word boundaries, such as
-    "底是", remain)."""
-    from triage.similar import terms
-
-    asked = terms("到底是哪里设置不对？为什么显存不够")
-    assert not {"到底", "哪里", "设置", "不对", "为什", "什么"} & set(asked)
-    assert "显存" in asked and "不够" in asked  # the words about memory stay
-
-
 def test_the_shown_share_rises_with_the_share_and_never_claims_certainty() -> None:
     from triage.similar import SHOWN_SHARE, shown_share
 

@@ -55,14 +55,6 @@ _STOP = frozenset(
         # a setting changed to a value and what then happened ("max_length设成1024就能跑，2048就爆"): the reader takes
         # the setting and the values; as words they had taught the model the batch examples that say them most
         "设成 设为 改成 改为 调成 调到 调为 就能 能跑 就爆",
-        # Chinese function and question words, a generic list (not read off the corpus): as character bigrams they
-        # taught the model whatever the few reports that used them most ended with ("到底是哪里设置不对" voted for
-        # sharding and for ranks on GPU 0). Development, each report left out: Chinese 0.509 / 0.707 -> 0.520 /
-        # 0.710, all 0.541 / 0.732 -> 0.546 / 0.732. Held-out, 0.440 / 0.642 before: 0.438 / 0.642 with the list,
-        # 0.440 / 0.642 after 为什 (of 为什么) joined it for a test's sake (7 December 2026): no gain there
-        "我们 你们 他们 大家 这个 那个 一个 什么 怎么 为什 如何 到底 哪里 是不 是否 可以 能否 请问 谢谢 感谢 一下",
-        "但是 因为 所以 如果 然后 还是 已经 现在 时候 这样 那样 不对 不是 没有 有没 我的 你的 的时 这种 那种 一些",
-        "这里 那里 之后 以后 之前 以前 应该 可能 需要 知道 觉得 发现 出现 使用 进行 情况 问题 设置",
     )
     for word in line.split()
 )
