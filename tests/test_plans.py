@@ -440,7 +440,9 @@ def test_an_unknown_gpu_count_of_a_sharded_run_shows_both_figures_and_is_not_ask
     # shown, not asked by the estimator (the causes may still ask it: that is their evidence)
     from triage.quantify import memory_questions
 
-    assert "gpu_count" not in [q.fact for q in memory_questions(analysis.memory, kb.facts)]
+    assert "gpu_count" not in [
+        q.fact for q in memory_questions(analysis.memory, kb.facts, analysis.diagnosis.session.facts)
+    ]
     _, zh = diagnose(kb, facts, lang="zh")
     alt_zh = next(a for a in zh["memory"]["alternatives"] if a["fact"] == "gpu_count")
     assert alt_zh["label"].startswith("gpu_count 假设为 2：")

@@ -400,7 +400,7 @@ def quantify(
 NOT_ASKED = frozenset({"gpu_count"})
 
 
-def memory_questions(memory: Memory, specs: Mapping[str, FactSpec], facts: FactSet | None = None) -> list[Question]:
+def memory_questions(memory: Memory, specs: Mapping[str, FactSpec], facts: FactSet) -> list[Question]:
     """A question for each assumed setting whose other value moves the estimate by more than 10 %, unless ``facts``
     make it moot (:func:`~triage.engine.questions.moot`: a run that failed while loading has no step to ask about).
 
@@ -412,7 +412,7 @@ def memory_questions(memory: Memory, specs: Mapping[str, FactSpec], facts: FactS
     est = memory.estimate
     for alt in memory.alternatives:
         spec = specs.get(alt.fact)
-        if spec is None or not spec.askable or alt.fact in NOT_ASKED or (facts is not None and moot(alt.fact, facts)):
+        if spec is None or not spec.askable or alt.fact in NOT_ASKED or moot(alt.fact, facts):
             continue
         flips = est is not None and alt.estimate.verdict != est.verdict
         gain = 1.0 if flips else min(1.0, abs(alt.change))

@@ -330,12 +330,7 @@ def _replies_line(interview: Interview, question: Question) -> str:
     values = [r.label for r in replies if r.value is not None]
     if not values:
         return w["number"]
-    shown = (
-        ", ".join(values[:-1]) + (" or " if interview.lang == "en" else " 或 ") + values[-1]
-        if len(values) > 1
-        else values[0]
-    )
-    return w["numbers"].format(values=shown)
+    return w["numbers"].format(values=", ".join(values))
 
 
 def write_report(interview: Interview, path: Path) -> None:

@@ -347,7 +347,7 @@ class QuestionPlanner:
         spec = self.specs.get(name)
         if spec is None or not (spec.askable or derived):
             return None
-        if not derived and moot(name, facts):
+        if moot(name, facts):
             return None  # only runs the model: no trainer to ask about; failed while loading: no step
         values = candidate_values(spec, self.tests.get(name, []))
         coarse = refinable(spec, facts)
