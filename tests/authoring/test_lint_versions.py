@@ -80,6 +80,39 @@ def test_kb023_covers_version_changes_and_version_bug_causes(lint_kb):
     ], [p.render() for p in problems]
 
 
+def test_kb023_covers_version_ranges_in_evidence_and_prerequisites(lint_kb):
+    """A cause that weighs a release range in its evidence, or a remedy gated on one, makes a version claim too:
+    "SDPA for Llama from transformers 4.36" must be checked in the wheels like an `affects` range."""
+    root = lint_kb()
+    cause = root / "causes" / "batch_size" / "big-batch.yaml"
+    cause.write_text(
+        cause.read_text().replace(
+            "when:\n",
+            "when:\n  - test: {fact: transformers_version, op: version, value: '<4.36.0'}\n"
+            "    if_true: 0.5\n    label: {en: transformers older than 4.36, zh: transformers 早于 4.36}\n",
+        ),
+        encoding="utf-8",
+    )
+    path = _remedy(root)
+    path.write_text(
+        path.read_text()
+        + "prerequisites:\n  - test: {fact: transformers_version, op: version, value: '>=4.36.0'}\n"
+        + "    label: {en: transformers 4.36 or later, zh: transformers 4.36 或更高}\n",
+        encoding="utf-8",
+    )
+    _, problems = lint_dir(root)
+    messages = sorted(p.message for p in _kb023(problems))
+    assert messages == [
+        "cause whose evidence tests a version without a `verified` block",
+        "remedy whose prerequisites test a version without a `verified` block",
+    ], [p.render() for p in problems]
+    # an equality test on a version fact is not a range, and claims nothing about releases
+    cause.write_text(cause.read_text().replace("op: version, value: '<4.36.0'", "op: eq, value: '4.35.2'"))
+    path.write_text(path.read_text() + VERIFIED.format(artifact="transformers 4.35.2 and 4.36.0 wheels", date="2026-01-02"))
+    _, problems = lint_dir(root)
+    assert _kb023(problems) == [], [p.render() for p in problems]
+
+
 def test_package_of_version_fact():
     assert package_of_version_fact("flash_attn_version") == "flash-attn"
     assert package_of_version_fact("transformers_version") == "transformers"

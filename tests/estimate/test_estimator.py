@@ -218,3 +218,16 @@ def test_checkpointing_a_single_trained_layer_costs_its_input():
     off = estimate(dict(cfg, gradient_checkpointing=False))
     on = estimate(dict(cfg, gradient_checkpointing=True))
     assert 0 <= on.peak_bytes - off.peak_bytes <= on.components["activations"]
+
+
+@pytest.mark.parametrize(
+    ("version", "said"),
+    [("5.0.0rc1", "transformers 5 loads"), ("5.0.0", "transformers 5 loads"), ("5.0.0rc0", None), ("4.57.6", None)],
+)
+def test_the_weights_dtype_follows_transformers_default_by_release(version, said):
+    """No dtype given: from 5.0.0rc1 transformers loads the checkpoint's own dtype (read in the wheels); before, the
+    estimator guesses a 16-bit load and says it assumed so."""
+    run = {k: v for k, v in BASE.items() if k != "torch_dtype"}
+    notes = [a.reason for a in estimate(dict(run, transformers_version=version)).assumptions if a.fact == "torch_dtype"]
+    assert len(notes) == 1
+    assert (said in notes[0]) if said else ("transformers 5" not in notes[0])

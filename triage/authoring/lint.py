@@ -27,7 +27,8 @@ KB020     unfilled template blank (``TODO``)
 KB021     a signal restates a fact its cause never tests
 KB022     `` #`` in an unquoted text value starts a YAML comment (the rest is lost)
 KB023     version claim not verified against the releases: a version bug, a cause with
-          ``affects`` or a remedy with ``requires`` / a ``<package>_version`` change has no
+          ``affects`` or a version range in its evidence, or a remedy with ``requires`` /
+          a ``<package>_version`` change / a version range in its prerequisites has no
           ``verified`` block, or its blocks never name one of the packages, or are dated
           in the future
 KB024     a version quoted in a myth's correction or a remedy's text (or a remedy's
@@ -346,9 +347,16 @@ class _Checker:
                     f"add knowledge/facts/{fact}.yaml (type: version)",
                 )
         self.signals(key, cause.signals)
-        if cause.affects or cause.category is Category.version_bug:
-            why = "version bug" if cause.category is Category.version_bug else "cause with `affects`"
-            self.verification(key, cause, why, [a.package for a in cause.affects])
+        tested = versions_tested(cause.when)
+        if cause.affects or cause.category is Category.version_bug or tested:
+            why = (
+                "version bug"
+                if cause.category is Category.version_bug
+                else "cause with `affects`"
+                if cause.affects
+                else "cause whose evidence tests a version"
+            )
+            self.verification(key, cause, why, [a.package for a in cause.affects] + tested)
         for i, rid in enumerate(cause.remedies):
             if rid not in self.kb.remedies:
                 self.add(
@@ -417,9 +425,16 @@ class _Checker:
                 self.value(key, ("changes", name), name, value)
         self.evidence(key, ("prerequisites",), remedy.prerequisites)
         upgraded = [package_of_version_fact(name) for name in remedy.changes if name.endswith("_version")]
-        if remedy.requires or upgraded:
-            why = "remedy with `requires`" if remedy.requires else "remedy that changes a package version"
-            self.verification(key, remedy, why, [r.package for r in remedy.requires] + upgraded)
+        gated = versions_tested(remedy.prerequisites)
+        if remedy.requires or upgraded or gated:
+            why = (
+                "remedy with `requires`"
+                if remedy.requires
+                else "remedy that changes a package version"
+                if upgraded
+                else "remedy whose prerequisites test a version"
+            )
+            self.verification(key, remedy, why, [r.package for r in remedy.requires] + upgraded + gated)
         for i, req in enumerate(remedy.requires):
             self.specifier(key, ("requires", i, "specifier"), req.specifier)
         self.remedy_versions(key, remedy)
@@ -711,6 +726,16 @@ def normalise_package(name: str) -> str:
 def package_of_version_fact(fact: str) -> str:
     """The package a ``<package>_version`` fact is about (flash_attn_version -> flash-attn)."""
     return fact.removesuffix("_version").replace("_", "-")
+
+
+def versions_tested(evidence: list[Evidence]) -> list[str]:
+    """The packages whose ``<package>_version`` fact a test in ``evidence`` compares with a release range."""
+    return [
+        package_of_version_fact(leaf.fact)
+        for item in evidence
+        for leaf in leaves(item.test)
+        if leaf.fact.endswith("_version") and leaf.op == "version"
+    ]
 
 
 def title_case_problem(title: str) -> str | None:

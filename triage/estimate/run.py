@@ -495,7 +495,7 @@ def _read_weight_dtype(
     wd = as_dtype(given) if given else None
     if wd is not None:
         return wd
-    if tf is not None and tf >= Version("5.0.0"):
+    if tf is not None and tf >= Version("5.0.0rc1"):  # dtype="auto" by default (checked in the wheels)
         return _assume(
             notes,
             "torch_dtype",
