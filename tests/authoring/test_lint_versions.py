@@ -108,7 +108,9 @@ def test_kb023_covers_version_ranges_in_evidence_and_prerequisites(lint_kb):
     ], [p.render() for p in problems]
     # an equality test on a version fact is not a range, and claims nothing about releases
     cause.write_text(cause.read_text().replace("op: version, value: '<4.36.0'", "op: eq, value: '4.35.2'"))
-    path.write_text(path.read_text() + VERIFIED.format(artifact="transformers 4.35.2 and 4.36.0 wheels", date="2026-01-02"))
+    path.write_text(
+        path.read_text() + VERIFIED.format(artifact="transformers 4.35.2 and 4.36.0 wheels", date="2026-01-02")
+    )
     _, problems = lint_dir(root)
     assert _kb023(problems) == [], [p.render() for p in problems]
 
