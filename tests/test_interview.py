@@ -128,6 +128,53 @@ def test_quick_replies_by_number_key():
         iv.press("7")
 
 
+def number_kb() -> KnowledgeBase:
+    """Number questions whose offered values are 0-3 (stage), 1, 2, 5, 8, 12 (batch) and around 4096 (length)."""
+    facts = {"stage": spec("stage", "int"), "batch": spec("batch", "int"), "length": spec("length", "int")}
+    between = [{"test": {"fact": "stage", "op": "eq", "value": v}, "if_true": 1.0 + v} for v in (0, 1, 2, 3)]
+    causes = {
+        "a": cause("a", between),
+        "b": cause("b", [{"test": {"fact": "batch", "op": "in", "value": [1, 2, 5, 8, 12]}, "if_true": 2.0}]),
+        "c": cause("c", [{"test": {"fact": "length", "op": "ge", "value": 4096}, "if_true": 2.0, "if_false": -2.0}]),
+    }
+    return KnowledgeBase(root=Path("."), facts=facts, causes=causes)
+
+
+def _ask_about(iv: Interview, fact: str) -> None:
+    while iv.question is not None and iv.question.fact != fact:
+        iv.dont_know()
+    assert iv.question is not None, f"{fact} was never asked"
+
+
+def test_a_number_key_answers_its_number_not_the_nth_value():
+    """Pressing "3" to "which ZeRO stage?" is stage 3, as typing 3 is: the n-th quick reply was stage 2."""
+    iv = Interview(number_kb())
+    _ask_about(iv, "stage")
+    replies = {r.key: r.value for r in iv.replies()}
+    assert replies["1"] == 1 and replies["3"] == 3 and replies["0"] is None
+    assert 0 in replies.values() and "0" not in [k for k, v in replies.items() if v == 0]  # 0 keeps "don't know"
+    iv.press("3")
+    assert iv.facts.value("stage") == 3
+
+
+def test_a_number_key_between_the_offered_values_is_that_number():
+    iv = Interview(number_kb())
+    _ask_about(iv, "batch")
+    assert {r.key for r in iv.replies()} >= {"1", "2", "5", "8"}
+    iv.press("3")  # no reply has key 3: batch size 3, as typed
+    assert iv.facts.value("batch") == 3
+
+
+def test_a_number_key_outside_the_offered_values_is_refused():
+    iv = Interview(number_kb())
+    _ask_about(iv, "length")
+    with pytest.raises(InterviewError, match="type the answer"):
+        iv.press("5")  # not 5 tokens
+    assert "length" not in iv.facts
+    iv.press("0")
+    assert iv.turns[-1].kind == "unknown"
+
+
 @pytest.mark.parametrize(
     ("said", "value"),
     [

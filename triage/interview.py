@@ -64,6 +64,23 @@ _NO_PREFIXES = ("没", "不", "未", "否", "关", "无")
 _YES_PREFIXES = ("是", "对", "开了", "开启了", "开着", "有", "已开")
 
 
+#: Questions answered with a number: a number key is the number itself, not the n-th reply.
+NUMBERS = frozenset({FactType.int, FactType.float, FactType.bytes})
+
+
+def number_key(value: Value, position: int) -> str:
+    """The key of a number question's quick reply: the digit itself for 1-9, so that pressing "3" answers 3, as
+    typing it does; any other value ("0", 12, 2048) a key no number key presses (``#2``), chosen from the list."""
+    if (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and float(value).is_integer()
+        and 1 <= value <= 9
+    ):
+        return str(int(value))
+    return f"#{position}"
+
+
 class InterviewError(ValueError):
     """An answer that cannot be used: a bad value, an unknown key, or nothing to answer."""
 
@@ -444,9 +461,12 @@ class Interview:
         if question is None:
             return []
         spec = self.kb.facts.get(question.fact)
-        out = [
-            Reply(str(i), value, reply_label(spec, value, self.lang)) for i, value in enumerate(question.values[:9], 1)
-        ]
+        values = question.values[:9]
+        if spec is not None and spec.type in NUMBERS:
+            keys = [number_key(value, i) for i, value in enumerate(values, 1)]
+        else:
+            keys = [str(i) for i in range(1, len(values) + 1)]
+        out = [Reply(key, value, reply_label(spec, value, self.lang)) for key, value in zip(keys, values, strict=True)]
         out.append(Reply(DONT_KNOW_KEY, None, t("ask_dont_know", self.lang)))
         return out
 
@@ -518,7 +538,17 @@ class Interview:
                 if reply.value is None:
                     return self.dont_know()
                 return self.answer(reply.value, said=reply.label)
-        raise InterviewError(f"no quick reply {key!r}; choose one of " + ", ".join(r.key for r in self.replies()))
+        question = self._current()
+        spec = self.kb.facts[question.fact]
+        if key.isdigit() and spec.type in NUMBERS:
+            # a number key is that number, as typed (batch size "3"), when no quick reply has the key and the number
+            # lies among the values offered: "5" to a question about max_length is not 5 tokens
+            value, _ = read_answer(self.kb, spec, key)
+            offered = [float(v) for v in question.values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            if isinstance(value, (int, float)) and offered and min(offered) <= value <= max(offered):
+                return self.answer(value, said=key)
+        keys = [r.key for r in self.replies() if r.key.isdigit()]
+        raise InterviewError(f"no quick reply {key!r}; choose one of " + ", ".join(keys) + " or type the answer")
 
     def tell(self, text: str) -> Turn:
         """Free text: an answer to the current question when it reads as one, else read for facts."""

@@ -492,3 +492,33 @@ def test_an_answer_in_words_that_says_more_shows_what_else_it_gave(fkb):
     assert (turn.kind, turn.fact, turn.value) == ("answer", "phase", "training")
     notes = [text for role, text in messages(iv) if role == "note"]
     assert any("model_name=LLaMA-7B" in n and "phase" not in n for n in notes), notes
+
+
+def test_a_number_question_shows_number_keys_only_where_they_are_the_number(drive):
+    """ZeRO stages 0-3: keys 1, 2 and 3 are stages 1, 2 and 3; stage 0 is chosen from the list (0 = don't know)."""
+    from triage.api import read
+    from triage.interview import Interview
+    from triage.kb.loader import load_checked
+    from triage.tui.app import make_app
+
+    kb = load_checked()
+    iv = Interview(kb, start=read(kb, symptoms=["CUDA out of memory under DeepSpeed on 4 A100s"]), lang="en")
+    while iv.question is not None and iv.question.fact != "zero_stage":
+        iv.dont_know()
+    assert iv.question is not None
+    app = make_app(iv)
+
+    async def steps(pilot):
+        prompts = [str(o.prompt) for o in app.screen.query_one(QuickReplies)._options]
+        assert prompts[:4] == [
+            "   stage 0 (nothing sharded)",
+            "1  stage 1 (optimizer states sharded)",
+            "2  stage 2 (+ gradients sharded)",
+            "3  stage 3 (+ weights sharded)",
+        ]
+        assert prompts[-1] == "0  don't know"
+        await pilot.press("3")
+        await pilot.pause()
+        assert iv.facts.value("zero_stage") == 3
+
+    drive(app, steps)

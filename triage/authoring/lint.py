@@ -347,8 +347,8 @@ class _Checker:
                     f"add knowledge/facts/{fact}.yaml (type: version)",
                 )
         self.signals(key, cause.signals)
-        tested = versions_tested(cause.when)
-        if cause.affects or cause.category is Category.version_bug or tested:
+        ranged = versions_tested(cause.when)
+        if cause.affects or cause.category is Category.version_bug or ranged:
             why = (
                 "version bug"
                 if cause.category is Category.version_bug
@@ -356,7 +356,7 @@ class _Checker:
                 if cause.affects
                 else "cause whose evidence tests a version"
             )
-            self.verification(key, cause, why, [a.package for a in cause.affects] + tested)
+            self.verification(key, cause, why, [a.package for a in cause.affects] + ranged)
         for i, rid in enumerate(cause.remedies):
             if rid not in self.kb.remedies:
                 self.add(

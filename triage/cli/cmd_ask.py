@@ -321,13 +321,15 @@ def _converse(interview: Interview, lines: Lines, stdout: TextIO, *, echo: bool)
 def _replies_line(interview: Interview, question: Question) -> str:
     """The quick replies as the prompt shows them. A number question lists its values to type: a digit typed is
     the number itself ("2" GPUs), so keys beside them ("3) 5") would read as values."""
-    from triage.facts import FactType
+    from triage.interview import NUMBERS
+    from triage.render.labels import fact_value
 
     replies = interview.replies(question)
-    if interview.kb.facts[question.fact].type not in (FactType.int, FactType.float, FactType.bytes):
+    spec = interview.kb.facts[question.fact]
+    if spec.type not in NUMBERS:
         return "  ".join(f"{r.key}) {r.label}" for r in replies)
     w = _WORDS[interview.lang]
-    values = [r.label for r in replies if r.value is not None]
+    values = [fact_value(spec, r.value, interview.lang) for r in replies if r.value is not None]
     if not values:
         return w["number"]
     return w["numbers"].format(values=", ".join(values))

@@ -174,7 +174,7 @@ def fact_value(spec: FactSpec | None, value: Value, lang: str = "en") -> str:
 
 def answer_label(spec: FactSpec | None, value: Value, lang: str = "en") -> str:
     """A quick reply as the user would say it ("during training, not sure which step"), else :func:`fact_value`."""
-    if spec is not None and isinstance(value, str):
+    if spec is not None and isinstance(value, (str, int)) and not isinstance(value, bool):
         key = f"answer_{spec.id}_{value}"
         if key in STRINGS:
             return t(key, lang)

@@ -267,6 +267,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "answer_memory_growth_steady": {"en": "flat from step to step", "zh": "每步基本不变"},
     "answer_memory_growth_growing": {"en": "it grows over time", "zh": "随时间一直上涨"},
     "answer_memory_growth_spike": {"en": "flat, then one sudden jump", "zh": "平稳后突然跳高"},
+    # number questions whose values need words: 0 is not the "0 = don't know" key
+    "answer_oom_step_0": {"en": "at the very first step (step 0)", "zh": "第一步（step 0）就爆"},
+    "answer_zero_stage_0": {"en": "stage 0 (nothing sharded)", "zh": "stage 0（不切分）"},
+    "answer_zero_stage_1": {"en": "stage 1 (optimizer states sharded)", "zh": "stage 1（切分优化器状态）"},
+    "answer_zero_stage_2": {"en": "stage 2 (+ gradients sharded)", "zh": "stage 2（再切分梯度）"},
+    "answer_zero_stage_3": {"en": "stage 3 (+ weights sharded)", "zh": "stage 3（再切分权重）"},
     "answer_last_change_never_worked": {"en": "it never worked", "zh": "从来没跑通过"},
     "answer_last_change_nothing": {"en": "nothing changed", "zh": "什么都没改"},
     "answer_last_change_data": {"en": "the data", "zh": "数据"},

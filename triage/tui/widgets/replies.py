@@ -19,7 +19,8 @@ class QuickReplies(OptionList):
 
     def show(self, replies: list[Reply]) -> None:
         self.clear_options()
-        self.add_options([Option(f"{r.key}  {shown(r.label)}", id=r.key) for r in replies])
+        # a number question's values other than 1-9 have no number key: they are chosen from the list
+        self.add_options([Option(f"{r.key if r.key.isdigit() else ' '}  {shown(r.label)}", id=r.key) for r in replies])
         self.display = bool(replies)
         if replies:
             self.highlighted = 0
