@@ -19,7 +19,7 @@ While you type, the letter keys type: Esc leaves the text box.
 
 | key | what it does |
 |---|---|
-| 1-9 | answer with that quick reply |
+| 1-9 | answer with that quick reply; to a number question (batch size, ZeRO stage) the number itself, as typed |
 | 0 | I don't know (the next best question is asked) |
 | / | type an answer or any text; paste a traceback, log, config or env report (several lines: sent at once) |
 | Esc | leave the text box |
@@ -43,7 +43,7 @@ While you type, the letter keys type: Esc leaves the text box.
 
 | 按键 | 作用 |
 |---|---|
-| 1-9 | 选择对应的快速回答 |
+| 1-9 | 选择对应的快速回答；数字类问题（batch size、ZeRO stage）直接就是这个数字，与输入相同 |
 | 0 | 不知道（改问下一个最有用的问题） |
 | / | 输入答案或任意文字；可粘贴 traceback、日志、配置或环境信息（多行粘贴随时整段发送） |
 | Esc | 离开输入框 |
