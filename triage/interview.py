@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from triage.engine.diagnose import Diagnosis, Session
-from triage.engine.questions import Question, QuestionPlanner, candidate_values, pending_veto, should_stop
+from triage.engine.questions import NUMBERS, Question, QuestionPlanner, candidate_values, pending_veto, should_stop
 from triage.engine.scoring import Scorer, probabilities
 from triage.facts import FALSE_WORDS, TRUE_WORDS, Fact, FactError, FactSet, Source, Value, coerce
 from triage.ingest.errors import IngestError
@@ -62,10 +62,6 @@ _DONT_KNOW = {
 #: Chinese answers have no spaces: these openings say yes or no ("没开", "开了").
 _NO_PREFIXES = ("没", "不", "未", "否", "关", "无")
 _YES_PREFIXES = ("是", "对", "开了", "开启了", "开着", "有", "已开")
-
-
-#: Questions answered with a number: a number key is the number itself, not the n-th reply.
-NUMBERS = frozenset({FactType.int, FactType.float, FactType.bytes})
 
 
 def number_key(value: Value, position: int) -> str:

@@ -21,6 +21,8 @@ from triage.engine.scoring import Scored, Scorer, evidence_of
 from triage.facts import Fact, FactSet, Source, Value
 from triage.kb.models import FactSpec, FactType, Leaf
 
+#: Fact types answered with a number.
+NUMBERS = frozenset({FactType.int, FactType.float, FactType.bytes})
 #: Stop asking when the top cause is at least this probable ...
 CONFIDENT = 0.8
 #: ... or when no question is expected to gain this many bits.
@@ -293,7 +295,7 @@ def candidate_values(spec: FactSpec, tests: list[Leaf]) -> list[Value]:
         return [True, False]
     if spec.type is FactType.enum:
         return list(spec.values or [])
-    if spec.type in (FactType.int, FactType.float, FactType.bytes):
+    if spec.type in NUMBERS:
         points: list[float] = []
         for t in tests:
             values = t.value if isinstance(t.value, list) else [t.value]
