@@ -321,7 +321,7 @@ def _converse(interview: Interview, lines: Lines, stdout: TextIO, *, echo: bool)
 def _replies_line(interview: Interview, question: Question) -> str:
     """The quick replies as the prompt shows them. A number question lists its values to type: a digit typed is
     the number itself ("2" GPUs), so keys beside them ("3) 5") would read as values."""
-    from triage.engine.questions import NUMBERS
+    from triage.interview import NUMBERS
     from triage.render.labels import fact_value
 
     replies = interview.replies(question)
