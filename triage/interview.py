@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from triage.engine.diagnose import Diagnosis, Session
-from triage.engine.questions import NUMBERS, Question, QuestionPlanner, candidate_values, pending_veto, should_stop
+from triage.engine.questions import NUMBERS as NUMBERS  # re-exported for the faces, which do not import the engine
+from triage.engine.questions import Question, QuestionPlanner, candidate_values, pending_veto, should_stop
 from triage.engine.scoring import Scorer, probabilities
 from triage.facts import FALSE_WORDS, TRUE_WORDS, Fact, FactError, FactSet, Source, Value, coerce
 from triage.ingest.errors import IngestError
