@@ -84,3 +84,27 @@ def test_particles_never_hide_a_negation_or_other_words(text: str) -> None:
 def test_a_character_that_lowers_to_two_does_not_shift_the_excerpt() -> None:
     signal = Signal(type="keyword", lang="zh", patterns=["显存一直涨"], weight=1.0, label="显存一直涨")
     assert [m.excerpt for m in match_all([signal], "İİ 显存也一直在涨")] == ["显存也一直在涨"]
+
+
+@pytest.mark.parametrize(
+    "warning",
+    [
+        # transformers 4.53-4.57
+        "`sdpa` attention does not support `output_attentions=True` or `head_mask`. Please set your attention",
+        # transformers 5.x (integrations/sdpa_attention.py and flash_attention.py) no longer names head_mask
+        "`sdpa` attention does not support `output_attentions=True`. Please set your attention to `eager` if you want",
+        "Flash Attention does not support `output_attentions=True`. Please set your attention to `eager` if you want",
+    ],
+)
+def test_a_warning_that_stays_on_sdpa_counts_against_the_eager_fallback(kb, warning) -> None:
+    found = match_all(kb.causes["output-attentions-forces-eager"].signals, warning)
+    assert [m.signal.weight for m in found if m.signal.weight < 0], f"no evidence against the fallback in {warning!r}"
+
+
+def test_the_fallback_warning_of_4_48_is_not_read_as_no_fallback(kb) -> None:
+    warning = (
+        "`torch.nn.functional.scaled_dot_product_attention` does not support `output_attentions=True`. "
+        "Falling back to eager attention."
+    )
+    found = match_all(kb.causes["output-attentions-forces-eager"].signals, warning)
+    assert not [m for m in found if m.signal.weight < 0]

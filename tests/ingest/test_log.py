@@ -177,3 +177,17 @@ def test_ipython_names_the_exception_on_the_traceback_header():
     # unsloth#338 (a development record): Jupyter prints "RuntimeError    Traceback (most recent call last)" first
     text = "RuntimeError          Traceback (most recent call last)\nCell In[8], line 1\n----> 1 trainer.train()\n"
     assert _kinds(text) == [("other", 1)]
+
+
+def _phase(text: str) -> object:
+    return {f.name: f.raw for f in read_log_lines(iter_text_lines(text)).found}.get("phase")
+
+
+def test_a_loading_bar_at_its_end_is_not_where_it_failed():
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB.\n"
+    # transformers 4.x and 5.x (core_model_loading.py: desc="Loading weights") finish loading, then fail
+    assert _phase("Loading checkpoint shards: 100%|██████████| 4/4 [00:05<00:00,  1.21s/it]\n" + oom) is None
+    assert _phase("Loading weights: 100%|██████████| 291/291 [00:05<00:00, 52.1it/s]\n" + oom) is None
+    assert _phase("Loading weights: 291/291 [00:05<00:00]\n" + oom) is None
+    # a bar that stopped part of the way is the load failing
+    assert _phase("Loading weights:  45%|████▌     | 130/291 [00:03<00:04]\n" + oom) == "loading"

@@ -69,6 +69,10 @@ PHASE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("forward", re.compile(r"\bforward\b|\b_call_impl\b|\b_wrapped_call_impl\b|\bcompute_loss\b|\btraining_step\b")),
 )
 
+#: transformers' loading bar at its end ("Loading checkpoint shards: 100%|...| 4/4" in 4.x, "Loading weights: 100%|...|
+#: 291/291" in 5.x, core_model_loading.py): the model loaded, and whatever failed came after.
+LOAD_BAR_DONE = re.compile(r"Loading (?:checkpoint shards|weights)\b[^\n]{0,12}?(?:100\s*%|(?<!\d)(\d+)/\1(?!\d))")
+
 #: Phase markers printed by the trainers themselves, for logs without a traceback.
 CLUE_PHASES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("merging", re.compile(r"merge_and_unload|Merging (?:LoRA|lora|adapter)", re.IGNORECASE)),
@@ -132,7 +136,7 @@ def phase_from_clues(clues: Sequence[Line], before: int | None) -> Found | None:
             continue
         for phase, pattern in CLUE_PHASES:
             if pattern.search(line.text):
-                if phase == "loading" and "Loading checkpoint shards" in line.text and "100%" in line.text:
+                if phase == "loading" and LOAD_BAR_DONE.search(line.text):
                     return None  # loading finished; the failure came later
                 return Found("phase", phase, line.number, excerpt(line.text), "the last phase logged before the error")
         return None
