@@ -323,3 +323,15 @@ def test_gradient_checkpointing_said_to_change_nothing_is_on_but_not_in_effect()
         assert found.get("gradient_checkpointing") is True and found.get("gc_active") is False, said
     assert "gc_active" not in facts("gradient_checkpointing=True")
     assert "gc_active" not in facts("开了梯度检查点显存降了一半")
+
+
+def test_newer_trainers_switches_pasted_inline():
+    # each changes what a cause needs: padding_free and neat_packing leave no padding, pad_to_sequence_len pads every
+    # batch to the full length, liger's fused loss never makes the logits, a precomputed reference is not a model
+    assert facts("SFTConfig(padding_free=True, max_length=8192)")["padding"] == "none"
+    assert facts("pad_to_sequence_len: true")["padding"] == "max_length"
+    assert facts("neat_packing: true, cutoff_len: 4096")["packing"] is True
+    assert facts("--use_liger_kernel True")["fused_loss"] is True
+    assert facts("DPOConfig(precompute_ref_log_probs=True)")["ref_model_separate"] is False
+    assert "padding" not in facts("padding_free=False")
+    assert "padding" not in facts("what does the padding_free option do?")

@@ -60,6 +60,9 @@ INLINE_KEYS = (
     "target_modules", "lora_target_modules", "modules_to_save", "train_micro_batch_size_per_gpu", "train_micro_batch_size",
     "per_gpu_train_batch_size", "max_source_length", "seq_length", "max_completion_length", "stage",
     "device_train_microbatch_size", "sft_type", "train_type",
+    # newer trainers' switches: TRL's padding_free and precompute_ref_log_probs, axolotl's pad_to_sequence_len,
+    # LLaMA-Factory's neat_packing, the Trainer's use_liger_kernel
+    "padding_free", "pad_to_sequence_len", "neat_packing", "use_liger_kernel", "precompute_ref_log_probs",
 )  # fmt: skip
 _INLINE = re.compile(
     # a command line's flag may spell the key with hyphens ("--batch-size 1", "--max-length 2048")
