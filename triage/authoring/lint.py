@@ -43,6 +43,8 @@ KB027     a cause's ``when`` test without a label in English and Chinese: explan
 KB028     a ``when`` test with ``if_false`` whose label already negates ("the model is not
           quantized") and no ``label_false``: when false it would read "not: the model is
           not quantized"
+KB029     two ``affects`` ranges for one package: each vetoes the cause outside its own
+          range, so together they keep only their overlap, not either range
 ========  =====================================================================
 
 Per-entity exceptions live in ``knowledge/lint-exceptions.yaml`` (see
@@ -116,6 +118,7 @@ CODES: dict[str, str] = {
     "KB026": "a key written twice in one mapping (YAML keeps only the last)",
     "KB027": "a when test without an English and Chinese label",
     "KB028": "a negative label read when false without label_false (a double negation)",
+    "KB029": "two affects ranges for one package (they intersect, not add up)",
 }
 
 #: House style for titles (KB013).
@@ -324,8 +327,21 @@ class _Checker:
                     f"add a `when` condition on {sig.restates}, or drop `restates` (it would silence the signal "
                     "whenever the fact is known, with nothing to take its place)",
                 )
+        packages: set[str] = set()
         for i, aff in enumerate(cause.affects):
             self.specifier(key, ("affects", i, "specifier"), aff.specifier)
+            package = aff.package.lower().replace("-", "_")
+            if package in packages:
+                self.add(
+                    key,
+                    ("affects", i, "package"),
+                    "KB029",
+                    f"a second affects range for {aff.package!r}: each range vetoes the cause outside it, so the "
+                    "cause could only fire where both hold",
+                    "write one specifier for the package and leave the good releases out with != "
+                    "(e.g. '>=5.0.0,!=5.4.*,!=5.5.*,<5.23.0')",
+                )
+            packages.add(package)
             if aff.fixed_in is not None:
                 try:
                     Version(aff.fixed_in)
