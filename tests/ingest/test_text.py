@@ -335,3 +335,38 @@ def test_newer_trainers_switches_pasted_inline():
     assert facts("DPOConfig(precompute_ref_log_probs=True)")["ref_model_separate"] is False
     assert "padding" not in facts("padding_free=False")
     assert "padding" not in facts("what does the padding_free option do?")
+
+
+def test_another_version_that_worked_is_a_library_upgrade_and_not_the_runs_version():
+    # phrasings of development records (ms-swift#7986, transformers#29484, ChatGLM3#866, gensyn-ai/rl-swarm#310,
+    # xinference#1712): the same thing ran on another release of a package
+    for text in (
+        "I recently switched from version 3.10.3 to version 3.12.3, and I started getting OOM errors",
+        "The same scripts used to work perfectly well on the older version.",
+        "Upgrade from 4.37.2 to 4.38.2 causes CUDA out of memory error with identical configuration.",
+        "次新版本正常，最新版本OutOfMemoryError: CUDA out of memory.",
+        "Transformers update lead to VRAM OOM and code execution issues",
+        "升级到 transformers 4.39.1 后，同样的代码训练 Llama 显存明显变多",
+        "The same model loaded in about 9 GB with transformers 4.57.",
+        "transformers 4.57 能跑，transformers 5.2 就爆显存",
+        "降级到 4.57 就好了",
+    ):
+        assert _facts(text).get("last_change") == "library_upgrade", text
+    # the version that worked is not the failing run's; the other one named on the line is
+    assert "transformers_version" not in _facts("The model loaded in 9 GB with transformers 4.57, now it OOMs")
+    both = _facts("It loaded in 9 GB with transformers 4.57, now it OOMs with transformers 5.2")
+    assert both["transformers_version"] == "5.2"
+    # a run that went well for a while, or a setting that worked, is not another version
+    for text in (
+        "Training worked fine for 2 epochs then OOM",
+        "It worked with batch size 4 but OOMs at 8",
+        "It loaded in 9.5 GB on 1 GPU",
+        "it never worked on the older version either",
+    ):
+        assert _facts(text).get("last_change") != "library_upgrade", text
+
+
+def test_a_package_upgrade_that_made_it_work_is_what_resolved_it():
+    assert _facts("Upgrading bitsandbytes fixed it")["resolved_by"] == "bitsandbytes_version"
+    assert _facts("batch 一加大显存就涨得特别快，升级 bitsandbytes 之后好了")["resolved_by"] == "bitsandbytes_version"
+    assert "resolved_by" not in _facts("I upgraded transformers but it still OOMs")

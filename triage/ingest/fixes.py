@@ -18,7 +18,7 @@ _FIX = re.compile(
     r"runs\s+(?:fine|perfectly|without\s+(?:oom|errors?|issues?|problems?))|no\s+longer\s+oom|(?:is|was)\s+working\s+(?:fine|well|again)|"
     r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs(?!\s+out\b)|works))\b|"
-    r"就好了|解决了|(?<![还会])不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
+    r"就好了|(?:之后|以后)(?:就)?好了|解决了|(?<![还会])不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
     r"就不(?:再)?(?:oom|报错|爆显存|溢出|爆)了?|(?:才|就)(?:不会|不再|不|没有?)(?:再)?(?:oom|报错|爆显存|爆|溢出|出现oom)|(?:之后|以后|后)?(?:就)?(?:正常了|恢复正常)|"
     r"\bhelped\b|\b(?:the\s+)?(?:oom|error|problem|issue)\s+(?:is\s+gone|went\s+away|disappeared)\b|"
     # "Reducing max_new_tokens to 256 avoids the OOM"

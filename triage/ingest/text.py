@@ -432,9 +432,14 @@ _VERSION_NAMES = {
 }
 
 
+def _version_fact(package: str) -> str | None:
+    """The version fact of a package as written ("flash-attn", "bnb"), if it has one."""
+    return _VERSION_NAMES.get(re.sub(r"[-_ ]", "", package.lower()))
+
+
 def _version(m: re.Match[str]) -> list[tuple[str, object]]:
-    key = re.sub(r"[-_ ]", "", m.group("pkg").lower())
-    return [(_VERSION_NAMES[key], m.group("v"))] if key in _VERSION_NAMES else []
+    name = _version_fact(m.group("pkg"))
+    return [(name, m.group("v"))] if name is not None else []
 
 
 _OPTIMIZERS = {"8-bit adam": "adamw_8bit", "8bit adam": "adamw_8bit", "8 bit adam": "adamw_8bit"}
@@ -1687,7 +1692,49 @@ _UPGRADED = re.compile(
     r"\bpip\s+install\s+(?:-U|--upgrade)\b|"
     # "After the 1.2.0 release my job OOMs", "since the latest update"
     r"\b(?:after|since)\s+(?:the\s+)?(?:latest\s+|new\s+|recent\s+)?(?:v?\d+(?:\.\d+)+\s+)?(?:release|update|upgrade)\b|"
-    r"(?:升级|更新)(?:了)?[^。，,；;\n]{0,24}(?:之后|以后|后)",
+    r"(?:升级|更新)(?:了)?[^。，,；;\n]{0,24}(?:之后|以后|后)|"
+    # an upgrade named by its two versions: "Upgrade from 4.37.2 to 4.38.2 causes CUDA out of memory", "I recently
+    # switched from version 3.10.3 to version 3.12.3, and I started getting OOM errors"
+    r"\b(?:upgrad|updat|switch|bump|mov)\w*\s+(?:[\w.-]+\s+){0,2}from\s+(?:version\s+)?v?\d+(?:\.\d+)+\w*\s+to\s+"
+    r"(?:version\s+)?v?\d+(?:\.\d+)+|"
+    # "Transformers update lead to VRAM OOM", "the new release broke my training"
+    r"\b(?:update|upgrade|new\s+(?:release|version))\s+(?:lead|led|leads|caus\w+|broke|results?\s+in)\b",
+    _I,
+)
+#: Another version of a package ran the same thing (``last_change: library_upgrade``, said with no failure on the
+#: line): "the same scripts used to work perfectly well on the older version", "it worked with transformers 4.57",
+#: "the model loaded in 9 GB with transformers 4.57", "older versions work fine", "次新版本正常，最新版本 OOM",
+#: "降级到 4.57 就好了". Not a run that went well for a while, nor a setting that worked ("worked with batch size 4").
+_PACKAGES = r"(?:transformers|torch|pytorch|peft|trl|accelerate|bitsandbytes|deepspeed|vllm|unsloth|flash[-_ ]?attn)"
+#: A package changed by name: "upgrading bitsandbytes fixed it", "升级 bitsandbytes 之后好了", "transformers 降级之后就好了".
+#: Said with what made the run work, the package's version is what fixed it (``resolved_by``).
+_PACKAGE_CHANGED = re.compile(
+    r"(?:\b(?:upgrad|updat|downgrad|bump|revert|roll\w*\s+back)\w*|升级|降级|更新|回退|退回)\s*(?:to\s+)?(?:the\s+)?"
+    r"(?:(?:latest|newest|new|older|previous)\s+)?(?P<pkg>" + _PACKAGES + r")\b|"
+    r"(?<![\w.])(?P<pkg2>" + _PACKAGES + r")\s*(?:版本)?\s*(?:升级|降级|回退|更新)",
+    _I,
+)
+#: Memory that went up after an upgrade, said instead of a failure: "显存明显变多", "uses much more memory".
+_MORE_MEMORY = re.compile(
+    r"显存[^。；;\n]{0,6}(?:变多|增加|上涨|涨了|翻倍|变大)|\bmore\s+(?:gpu\s+|vram\s+)?memory\b|"
+    r"\bmemory\s+(?:usage\s+|consumption\s+)?(?:increas\w*|went\s+up|doubl\w*|grew|jump\w*)",
+    _I,
+)
+_NAMED_VERSION = re.compile(r"(?P<pkg>" + _PACKAGES + r")\s*(?:==\s*|v)?(?P<v>\d+\.\d+(?:\.\d+)?)", _I)
+_OTHER_VERSION_WORKED = re.compile(
+    r"\b(?:work(?:ed|s)?|was\s+(?:fine|working)|ran\s+fine|loaded|fit(?:s|ted)?|trained)\s+"
+    r"(?:(?:fine|well|perfectly(?:\s+well)?|without\s+(?:any\s+)?(?:issues?|problems?|oom))\s+)?"
+    r"(?:in\s+(?:about\s+|around\s+|roughly\s+|~\s*)?\d+(?:\.\d+)?\s*gb\s+)?(?:on|with|in|using|under)\s+"
+    r"(?:(?:the\s+)?(?:older|previous|earlier|old|last)\s+(?:version|release)|"
+    + _PACKAGES
+    + r"\s*(?:==\s*|v)?\d+\.\d+(?!\.?\d*\s*(?:gb|g\b|gib|mb)))|"
+    # "transformers==4.37.2 works fine, 4.38 OOMs"
+    r"(?<![\w.])"
+    + _PACKAGES
+    + r"\s*(?:==\s*|v)?\d+\.\d+(?:\.\d+)?\s*(?:\)\s*)?(?:(?:works?|worked|(?:is|was)\s+fine|runs?\s+fine|ran\s+fine|fits?)\b|能跑|可以跑|正常|没问题)|"
+    r"\b(?:older|previous|earlier)\s+(?:versions?|releases?)\b[^.\n]{0,40}\b(?:works?|worked|(?:is|was|are|were)\s+fine|fits?|no\s+oom)\b|"
+    r"(?:旧版本?|老版本?|之前的版本|以前的版本|上一个版本|上个版本|次新版本?)[^。；;\n]{0,10}(?:正常|能跑|可以跑|没问题|没有问题|可以训练)|"
+    r"(?:降级|回退|退回)(?:到)?[^。；;\n]{0,20}(?:就|又)?(?:好了|正常了?|没问题了?|能跑了?|可以跑了?)",
     _I,
 )
 #: The run worked before, with no word of what changed since (``last_change: worked_before``, which a change named
@@ -1711,6 +1758,25 @@ _WORKED_BEFORE = re.compile(
     r"(?:昨天|前几天|上周|上个月|以前|之前|原来|本来)(?:都|还|一直)?(?:是)?(?:能跑|可以跑|能训练|可以训练|跑得通|能跑通|可以跑通)",
     _I,
 )
+
+
+def _versions_that_worked(said: str, line: str, number: int) -> list[tuple[int, str, str, str | None]]:
+    """The package versions named in ``said`` (words saying they worked), each with the line's other version of the same
+    package, which is the failing run's ("loaded in 9 GB with transformers 4.57, now it OOMs with transformers 5.2")."""
+    out: list[tuple[int, str, str, str | None]] = []
+    for named in _NAMED_VERSION.finditer(said):
+        name = _version_fact(named.group("pkg"))
+        if name is None:
+            continue
+        others = [
+            m.group("v")
+            for m in _NAMED_VERSION.finditer(line)
+            if m.group("v") != named.group("v") and _version_fact(m.group("pkg")) == name
+        ]
+        out.append((number, name, named.group("v"), others[0] if others else None))
+    return out
+
+
 #: A change said before the failure, and what it changed (the value of the ``last_change`` fact): "since moving to multi-GPU it
 #: OOMs", "after upgrading transformers it OOMs".
 _CHANGED_THEN_FAILED = ((_WENT_MULTI, "gpus_or_launch"), (_UPGRADED, "library_upgrade"))
@@ -2047,6 +2113,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     fix_next = False
     """Whether the line before said only that what follows is the change ("改成", "changed it to:")."""
     worked_before: tuple[int, str] | None = None
+    worked_on: list[tuple[int, str, str, str | None]] = []
+    """The versions that ran the same thing (:data:`_OTHER_VERSION_WORKED`): line, fact, that version (not the failing
+    run's) and the other version of the package named on the line (the failing run's), if any."""
     """The first line that says the run worked before (:data:`_WORKED_BEFORE`), and its words."""
     for number, raw_line in _split_comparisons(lines):
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
@@ -2253,11 +2322,27 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         said_worked = _WORKED_BEFORE.search(line)
         if said_worked and worked_before is None and not negated(line, said_worked.start()):
             worked_before = (number, said_worked.group(0))
+        other_version = _OTHER_VERSION_WORKED.search(line)
+        if other_version is not None and not negated(line, other_version.start()):
+            put([("last_change", "library_upgrade")], number, other_version.group(0))
+            worked_on += _versions_that_worked(other_version.group(0), line, number)
+        for package_said in _PACKAGE_CHANGED.finditer(line):
+            package = _version_fact(package_said.group("pkg") or package_said.group("pkg2"))
+            if (
+                package is not None
+                and package not in fixed
+                and describes_a_fix(line, package_said.end(), package_said.start())
+            ):
+                fixed[package] = "changed"  # "升级 bitsandbytes 之后好了": another version made it work
+                fix_line = fix_line or number
         for pattern, change in _CHANGED_THEN_FAILED:
             changed_at = pattern.search(line)
             if (
                 changed_at
-                and FAILED.search(line, changed_at.end())
+                and (
+                    FAILED.search(line, changed_at.end())
+                    or (change == "library_upgrade" and _MORE_MEMORY.search(line, changed_at.end()))
+                )
                 and not negated(line, changed_at.start())
                 and not describes_a_fix(line, changed_at.end(), changed_at.start())
             ):
@@ -2417,6 +2502,13 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if harness
             else "the run only evaluates, so its batch size is the evaluation batch",
         )
+    for number, name, good, failing in worked_on:
+        found = out.get(name)
+        if found is not None and found.line == number and str(found.raw) == good:
+            # "it loaded in 9 GB with transformers 4.57, now it OOMs with 5.2": the version that worked is not the run's
+            del out[name]
+            if failing is not None:
+                put([(name, failing)], number, f"{good} worked, {failing} fails")
     if worked_before is not None and "last_change" not in out:
         put([("last_change", "worked_before")], *worked_before, "it worked before; what changed since is not said")
     if "gpu_count" not in out and len(cards_named) == 1 and not several_cards:
