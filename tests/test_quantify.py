@@ -133,3 +133,11 @@ def test_the_state_is_not_weighed_on_an_assumed_method_or_gpu_count():
     # DeepSpeed named without a GPU count: the estimator sizes 2 GPUs, which says nothing about the user's
     ds = facts(model_params_b=7.0, gpu_memory_bytes=80 * 2**30, finetune_method="full", distributed="deepspeed")
     assert "state_gpu_share" not in derive(ds)
+
+
+def test_a_model_named_as_a_mixture_of_experts_is_one_whatever_said_the_name():
+    got = derive(facts(model_name="Qwen/Qwen3-30B-A3B"))
+    assert got.value("moe") is True and got["moe"].source.kind == "cli"
+    assert "moe" not in derive(facts(model_name="Qwen/Qwen2.5-7B"))
+    # what the user said wins over the name
+    assert derive(facts(model_name="Qwen/Qwen3-30B-A3B", moe=False)).value("moe") is False

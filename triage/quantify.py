@@ -33,6 +33,7 @@ from triage.estimate import (
 from triage.estimate.alternatives import Alternative, alternatives
 from triage.estimate.changes import MODELED
 from triage.facts import Fact, FactSet, Source
+from triage.ingest.model_names import is_moe
 from triage.kb.models import FactSpec, Remedy
 
 
@@ -153,16 +154,21 @@ def implied(facts: FactSet) -> FactSet:
     """``facts`` plus what follows from one of them by definition, so the interview does not ask it:
 
     - the step it failed at says whether the run trained first (``trained_before_oom``, from the step's source);
-    - an OOM while the model loads came before any training step (``trained_before_oom`` false, from the phase's).
+    - an OOM while the model loads came before any training step (``trained_before_oom`` false, from the phase's);
+    - a model whose name says it is a mixture of experts is one (``moe``, from the name's source).
     """
-    if "trained_before_oom" in facts:
-        return facts
+    more: list[Fact] = []
+    name = facts.facts.get("model_name")
+    if "moe" not in facts and name is not None and is_moe(str(name.value)):
+        more.append(Fact("moe", True, name.source))
     step, phase = facts.facts.get("oom_step"), facts.facts.get("phase")
-    if step is not None and isinstance(step.value, int) and not isinstance(step.value, bool):
-        return facts.with_facts([Fact("trained_before_oom", step.value > 0, step.source)])
-    if phase is not None and phase.value == "loading":
-        return facts.with_facts([Fact("trained_before_oom", False, phase.source)])
-    return facts
+    if "trained_before_oom" in facts:
+        pass
+    elif step is not None and isinstance(step.value, int) and not isinstance(step.value, bool):
+        more.append(Fact("trained_before_oom", step.value > 0, step.source))
+    elif phase is not None and phase.value == "loading":
+        more.append(Fact("trained_before_oom", False, phase.source))
+    return facts.with_facts(more) if more else facts
 
 
 #: Derived facts whose "true" rests on the weights' size, hence on the quantization.

@@ -283,3 +283,14 @@ def test_a_saved_models_quantization_method_is_read(quantization_config, bits, m
     _, got = read_data({"model_type": "llama", "quantization_config": quantization_config})
     assert got.get("quantization", (None,))[0] == bits
     assert got["quant_method"][0] == method
+
+
+def test_a_model_configs_expert_count_says_whether_it_is_a_mixture_of_experts():
+    mixtral = read_config(
+        '{"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "num_local_experts": 8}', "config.json"
+    )
+    assert {f.name: f.raw for f in mixtral.found}["moe"] is True
+    deepseek = read_config('{"model_type": "deepseek_v3", "hidden_size": 7168, "n_routed_experts": 256}', "config.json")
+    assert {f.name: f.raw for f in deepseek.found}["moe"] is True
+    dense = read_config('{"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32}', "config.json")
+    assert "moe" not in {f.name for f in dense.found}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage.ingest.model_names import model_in_line
+from triage.ingest.model_names import is_moe, model_in_line
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,38 @@ def test_a_script_path_names_no_model() -> None:
 def test_a_family_released_in_several_sizes_gets_none(line: str) -> None:
     # CogVLM2 and the MiniCPM-V versions other than 2.5 and 2.6 are not the sizes the table knows
     assert "model_params_b" not in dict(model_in_line(line)[0])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mistralai/Mixtral-8x7B-v0.1",
+        "Qwen/Qwen3-30B-A3B",
+        "Qwen/Qwen2-57B-A14B-Instruct",
+        "Qwen/Qwen1.5-MoE-A2.7B",
+        "zai-org/GLM-4.5-Air",
+        "deepseek-ai/DeepSeek-V3",
+        "deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct",
+        "openai/gpt-oss-20b",
+        "allenai/OLMoE-1B-7B-0924",
+        "meta-llama/Llama-4-Scout-17B-16E",
+        "jetmoe/jetmoe-8b",
+    ],
+)
+def test_a_mixture_of_experts_is_known_by_its_name(name):
+    assert is_moe(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B",  # distilled into a dense Qwen
+        "Qwen/Qwen3-8B",
+        "THUDM/glm-4-9b",
+        "meta-llama/Llama-2-7b-hf",
+        "deepseek-ai/deepseek-llm-7b-base",
+        "mistralai/Mistral-7B-v0.1",
+    ],
+)
+def test_a_dense_model_is_not_taken_for_one(name):
+    assert not is_moe(name)

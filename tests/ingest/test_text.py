@@ -370,3 +370,10 @@ def test_a_package_upgrade_that_made_it_work_is_what_resolved_it():
     assert _facts("Upgrading bitsandbytes fixed it")["resolved_by"] == "bitsandbytes_version"
     assert _facts("batch 一加大显存就涨得特别快，升级 bitsandbytes 之后好了")["resolved_by"] == "bitsandbytes_version"
     assert "resolved_by" not in _facts("I upgraded transformers but it still OOMs")
+
+
+def test_a_mixture_of_experts_named_in_the_text_is_read():
+    # axolotl#3374 (development): "GLM-4.5-Air QLoRA" without a size in the name
+    assert _facts("QLoRA on GLM-4.5-Air with transformers 5.2 runs out of memory")["moe"] is True
+    assert _facts("Mixtral 8x7B QLoRA OOM")["moe"] is True
+    assert "moe" not in _facts("Llama-2-7b LoRA OOM on a 3090")

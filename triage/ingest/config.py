@@ -68,6 +68,11 @@ def to_int(fact: str, positive: bool = True) -> Rule:
     return rule
 
 
+def _experts(value: Any) -> Pairs:
+    number = _int(value)
+    return [("moe", number > 1)] if number is not None and number > 0 else []
+
+
 def to_bool(fact: str, invert: bool = False) -> Rule:
     def rule(value: Any) -> Pairs:
         flag = _bool(value)
@@ -561,6 +566,11 @@ RULES: dict[str, Rule] = {
     "intermediate_size": to_int("intermediate_size"),
     "ffn_hidden_size": to_int("intermediate_size"),
     "n_inner": to_int("intermediate_size"),
+    # a model config's expert count (Mixtral's num_local_experts, Qwen-MoE's and OLMoE's num_experts, DeepSeek's and
+    # GLM-4.5's n_routed_experts): more than one is a mixture of experts
+    "num_local_experts": _experts,
+    "num_experts": _experts,
+    "n_routed_experts": _experts,
     "precompute_ref_log_probs": lambda v: [("ref_model_separate", not _bool(v))] if _bool(v) is not None else [],
     "prediction_loss_only": lambda v: [],
 }

@@ -12,6 +12,22 @@ _I = re.IGNORECASE | re.ASCII
 
 MOE_SIZES = {(8, 7): 46.7, (8, 22): 141.0, (8, 3): 13.0}
 
+#: A mixture-of-experts model's name: a family that is MoE in every size (Mixtral, OLMoE, DBRX, gpt-oss,
+#: DeepSeek-V2/V3 and R1 but not its distilled dense models, GLM-4.5 to 4.7, Llama 4, Kimi K2), "MoE" ending a word
+#: ("Qwen1.5-MoE-A2.7B", "glm4_moe", "JetMoE"), experts times size ("8x7B") or active parameters after the total
+#: ("Qwen3-30B-A3B", "Qwen2-57B-A14B").
+MOE_WORDS = (
+    r"(?<![a-z0-9])(?:mixtral|olmoe|dbrx|jamba|grok-?1|gpt-?oss|arctic|kimi-?k2|minimax-?m[12]|switch-(?:base|large)|"
+    r"deepseek-?(?:coder-?)?(?:v[23]|r1)(?![\w.-]*distill)|glm-?4\.[5-7]|llama-?4-?(?:scout|maverick)|phi-?3\.5-?moe)|"
+    r"moe(?![a-z])|(?<![\w.])\d+x\d+(?:\.\d+)?b(?![a-z])|\d+(?:\.\d+)?b-a\d+(?:\.\d+)?b(?![a-z])"
+)
+MOE_NAME = re.compile(MOE_WORDS, re.IGNORECASE)
+
+
+def is_moe(name: str) -> bool:
+    """Whether a model's name says it is a mixture of experts (:data:`MOE_NAME`)."""
+    return MOE_NAME.search(name) is not None
+
 
 _MODEL_FAMILIES = (
     r"llama|qwen|mistral|mixtral|gemma|phi|baichuan|chatglm|glm|yi|deepseek|internlm|falcon|bloom|"

@@ -30,7 +30,7 @@ from triage.ingest.fixes import (
 )
 from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
-from triage.ingest.model_names import MOE_SIZES, model_in_line, worked_size
+from triage.ingest.model_names import MOE_SIZES, MOE_WORDS, model_in_line, worked_size
 from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, loads_for_inference, phases_in_order
 
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
@@ -816,6 +816,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         _ram,
     ),
     (r"(?<![\w.])(\d+)\s*[x×]\s*(\d+)\s*b\b", _moe),
+    # a mixture-of-experts model named: "Mixtral-8x7B", "Qwen3-30B-A3B", "GLM-4.5-Air", "DeepSeek-V3"
+    (MOE_WORDS, _simple("moe", True)),
     (
         # also a size glued to the family after it: "lora微调72Bqwen" (Qwen#708)
         r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)(?:\s*|-)b(?:illion)?"
