@@ -56,3 +56,12 @@ def test_bad_values_are_clear_errors():
         run_from_facts(dict(LLAMA, zero_stage=4))
     with pytest.raises(RunError, match="batch_size must be at least 1"):
         run_from_facts(dict(LLAMA, batch_size=0))
+
+
+def test_a_mixture_of_experts_sized_as_a_dense_preset_says_what_that_gets_wrong():
+    facts = {"model_name": "Qwen/Qwen3-30B-A3B", "model_params_b": 30.0}
+    dense = next(a for a in run_from_facts(facts).assumptions if a.fact == "model_name")
+    assert "mixture of experts" not in dense.reason
+    moe = next(a for a in run_from_facts(dict(facts, moe=True)).assumptions if a.fact == "model_name")
+    assert "mixture of experts" in moe.reason and "activations" in moe.reason
+    assert "混合专家" in moe.reason_zh

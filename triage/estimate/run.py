@@ -313,16 +313,23 @@ def resolve_architecture(values: Mapping[str, Any], arch: Architecture | None, n
         if arch is None and not {"hidden", "layers", "heads"} <= set(dims):
             if values.get("model_params_b"):
                 arch = nearest_by_params(float(values["model_params_b"]))
-                notes.append(
-                    Assumption(
-                        "model_name",
-                        arch.name,
-                        f"{values['model_name']!r} is not a bundled preset; sized as the Llama-family "
-                        f"preset closest to {values['model_params_b']}B parameters",
-                        f"{values['model_name']!r} 不是内置预设；按参数量最接近 {values['model_params_b']}B 的 "
-                        "Llama 系列预设估算",
-                    )
+                en = (
+                    f"{values['model_name']!r} is not a bundled preset; sized as the Llama-family "
+                    f"preset closest to {values['model_params_b']}B parameters"
                 )
+                zh = (
+                    f"{values['model_name']!r} 不是内置预设；按参数量最接近 {values['model_params_b']}B 的 "
+                    "Llama 系列预设估算"
+                )
+                if values.get("moe") is True:
+                    # the estimator has no mixture-of-experts layout: all experts are in memory (the weights are
+                    # about right) but each token runs only a few, so the dense activations are too high
+                    en += (
+                        ". It is a mixture of experts, which the estimator does not model: the weights are about "
+                        "right, the activations (and a plan that cuts them) are overestimated"
+                    )
+                    zh += "。它是混合专家（MoE）模型，估算器不对其建模：权重大致正确，激活（以及削减激活的方案）偏高"
+                notes.append(Assumption("model_name", arch.name, en, zh))
             else:
                 raise ModelUnknown(
                     f"unknown model {values['model_name']!r}: give a preset name (`triage estimate "
