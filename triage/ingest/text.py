@@ -1703,10 +1703,7 @@ _UPGRADED = re.compile(
     r"\b(?:update|upgrade|new\s+(?:release|version))\s+(?:lead|led|leads|caus\w+|broke|results?\s+in)\b",
     _I,
 )
-#: Another version of a package ran the same thing (``last_change: library_upgrade``, said with no failure on the
-#: line): "the same scripts used to work perfectly well on the older version", "it worked with transformers 4.57",
-#: "the model loaded in 9 GB with transformers 4.57", "older versions work fine", "次新版本正常，最新版本 OOM",
-#: "降级到 4.57 就好了". Not a run that went well for a while, nor a setting that worked ("worked with batch size 4").
+#: The packages whose versions the reader names in the words around an upgrade or a downgrade.
 _PACKAGES = r"(?:transformers|torch|pytorch|peft|trl|accelerate|bitsandbytes|deepspeed|vllm|unsloth|flash[-_ ]?attn)"
 #: A package changed by name: "upgrading bitsandbytes fixed it", "升级 bitsandbytes 之后好了", "transformers 降级之后就好了".
 #: Said with what made the run work, the package's version is what fixed it (``resolved_by``).
@@ -1722,7 +1719,12 @@ _MORE_MEMORY = re.compile(
     r"\bmemory\s+(?:usage\s+|consumption\s+)?(?:increas\w*|went\s+up|doubl\w*|grew|jump\w*)",
     _I,
 )
+#: A package and its version: "transformers 4.57", "trl==0.22.2".
 _NAMED_VERSION = re.compile(r"(?P<pkg>" + _PACKAGES + r")\s*(?:==\s*|v)?(?P<v>\d+\.\d+(?:\.\d+)?)", _I)
+#: Another version of a package ran the same thing (``last_change: library_upgrade``, said with no failure on the
+#: line): "the same scripts used to work perfectly well on the older version", "it worked with transformers 4.57",
+#: "the model loaded in 9 GB with transformers 4.57", "older versions work fine", "次新版本正常，最新版本 OOM",
+#: "降级到 4.57 就好了". Not a run that went well for a while, nor a setting that worked ("worked with batch size 4").
 _OTHER_VERSION_WORKED = re.compile(
     r"\b(?:work(?:ed|s)?|was\s+(?:fine|working)|ran\s+fine|loaded|fit(?:s|ted)?|trained)\s+"
     r"(?:(?:fine|well|perfectly(?:\s+well)?|without\s+(?:any\s+)?(?:issues?|problems?|oom))\s+)?"
@@ -2115,10 +2117,10 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     fix_next = False
     """Whether the line before said only that what follows is the change ("改成", "changed it to:")."""
     worked_before: tuple[int, str] | None = None
+    """The first line that says the run worked before (:data:`_WORKED_BEFORE`), and its words."""
     worked_on: list[tuple[int, str, str, str | None]] = []
     """The versions that ran the same thing (:data:`_OTHER_VERSION_WORKED`): line, fact, that version (not the failing
     run's) and the other version of the package named on the line (the failing run's), if any."""
-    """The first line that says the run worked before (:data:`_WORKED_BEFORE`), and its words."""
     for number, raw_line in _split_comparisons(lines):
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
         quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
