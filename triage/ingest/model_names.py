@@ -19,7 +19,7 @@ MOE_SIZES = {(8, 7): 46.7, (8, 22): 141.0, (8, 3): 13.0}
 MOE_WORDS = (
     r"(?<![a-z0-9])(?:mixtral|olmoe|dbrx|jamba|grok-?1|gpt-?oss|arctic|kimi-?k2|minimax-?m[12]|switch-(?:base|large)|"
     r"deepseek-?(?:coder-?)?(?:v[23]|r1)(?![\w.-]*distill)|glm-?4\.[5-7]|llama-?4-?(?:scout|maverick)|phi-?3\.5-?moe)|"
-    r"moe(?![a-z])|(?<![\w.])\d+x\d+(?:\.\d+)?b(?![a-z])|\d+(?:\.\d+)?b-a\d+(?:\.\d+)?b(?![a-z])"
+    r"moe(?![a-z])|(?<![\w.])\d+x\d+(?:\.\d+)?b(?![a-z])|(?<![\d.])\d+(?:\.\d+)?b-a\d+(?:\.\d+)?b(?![a-z])"
 )
 MOE_NAME = re.compile(MOE_WORDS, re.IGNORECASE)
 
