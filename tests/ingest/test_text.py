@@ -377,3 +377,21 @@ def test_a_mixture_of_experts_named_in_the_text_is_read():
     assert _facts("QLoRA on GLM-4.5-Air with transformers 5.2 runs out of memory")["moe"] is True
     assert _facts("Mixtral 8x7B QLoRA OOM")["moe"] is True
     assert "moe" not in _facts("Llama-2-7b LoRA OOM on a 3090")
+
+
+def test_the_only_value_that_fits_is_what_made_it_work_not_the_failing_runs_setting():
+    # LlamaFactory#4268 (development): "在zero3下70B训8k只能设bs=1 ... 而设为2会OOM"; the batch that fits is the fix,
+    # the larger one said to fail on the same line is the run's
+    said = _facts("8*A800，在zero3下70B训8k只能设bs=1，每个卡剩余大概20G+，而设为2会OOM")
+    assert said["batch_size"] == 2
+    assert said["resolved_by"] == "batch_size"
+    assert _facts("I can only use a batch size of 1; with 2 it runs out of memory")["batch_size"] == 2
+    for text in ("只能跑batch_size=1", "最大只能开到bs 2", "It only fits with bs=2", "Could only go up to bs 4"):
+        said = _facts(text)
+        assert "batch_size" not in said, text
+        assert said["resolved_by"] == "batch_size", text
+    assert _facts("max_length只能设为512")["resolved_by"] == "max_length"
+    # the run's own batch named before is kept; "only" with a count of cards or a model size is not a setting
+    assert _facts("per_device_train_batch_size 4\nI can only use batch size 1")["batch_size"] == 4
+    assert "resolved_by" not in _facts("只能用2张卡训练")
+    assert "resolved_by" not in _facts("batch size不能只能设1")

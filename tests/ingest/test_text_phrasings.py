@@ -152,6 +152,10 @@ def facts(text: str) -> dict[str, object]:
         ("max_length 从4096降到2048还是爆显存", "tried_without_effect", "max_length"),
         ("尝试调小batch size", "tried_without_effect", "batch_size"),
         ("batch调小了还是OOM", "tried_without_effect", "batch_size"),  # the setting first, then the verb
+        # the failure, then what did not prevent it (santacoder-finetuning#16, a development title)
+        ("Cuda OOM even with batch size 1 and lower seq length on 16GB GPU", "tried_without_effect", "max_length"),
+        ("It OOMs even with lowered max_length", "tried_without_effect", "max_length"),
+        ("max_length改成512也会OOM", "tried_without_effect", "max_length"),
         # DeepSpeed's name for it, lowered from one value to another while the run still fails (bytedance/HLLM#3):
         # the later value is the run's
         (

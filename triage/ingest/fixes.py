@@ -177,12 +177,14 @@ _IN_VAIN_AFTER = re.compile(
     r"(?:help|work|solve|fix|change)|\bno\s+(?:luck|effect|difference|change|improvement)\b|\bwithout\s+(?:success|luck)\b|"
     r"\bsame\s+(?:error|oom|issue|problem|result)\b|\bnothing\s+(?:works?|worked|helps?|helped)\b|"
     r"\bnone\s+of\s+(?:them|these|those|it)\s+(?:works?|worked|helps?|helped)\b|"
-    r"还是|依然|仍然|依旧|照样|也不行|都不行|没用|没有用|无效|没效果|没有效果|不管用|也会?爆)",
+    r"还是|依然|仍然|依旧|照样|也不行|都不行|没用|没有用|无效|没效果|没有效果|不管用|也会?(?:爆|oom|报错|溢出|显存不足|显存不够))",
     _I,
 )
 #: Right before a change, that it was tried while still failing: "I tried reducing", "even after lowering", "尝试调小".
 _TRIED_BEFORE = re.compile(
-    r"\b(?:tried|trying|attempted|even\s+after|even\s+when|despite)\s+(?:to\s+)?(?:\w+\s+){0,2}$|(?:尝试(?:了)?|试过|试了|即使|就算)\s*$",
+    r"\b(?:tried|trying|attempted|even\s+after|even\s+when|despite)\s+(?:to\s+)?(?:\w+\s+){0,2}$|(?:尝试(?:了)?|试过|试了|即使|就算)\s*$|"
+    # the failure, then what did not prevent it: "Cuda OOM even with batch size 1 and lower seq length"
+    r"(?:\boom(?:s|ed)?|out\s+of\s+memory|\bfail(?:s|ed)?|\bcrash\w*)\s+even\s+(?:with|after|when|using)\b[^.;!?。；！？\n]{0,40}$",
     _I,
 )
 

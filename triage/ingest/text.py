@@ -1634,11 +1634,12 @@ _LAUNCHER = re.compile(
 _ADDED = re.compile(r"(?:增加|加上|加了|添加|\badd(?:ed|ing)?|\bpass(?:ed|ing)?)\s*(?:了)?\s*(?:the\s+)?[`'\"]?$", _I)
 
 
-def _changed_key(batch: str = r"batch[ _-]?size") -> str:
-    """A setting's name in the phrases that change it, ``batch`` the plain batch's spelling."""
+def _changed_key(batch: str = r"batch[ _-]?size", group: str = "key") -> str:
+    """A setting's name in the phrases that change it, ``batch`` the plain batch's spelling, ``group`` the name of the
+    group that holds it."""
     return (
         # the trainers' own spellings with a prefix: "train_batch_size" (DeepSpeed), "per_gpu_train_batch_size"
-        r"(?:(?<=--)|(?<![\w-]))(?P<key>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|"
+        rf"(?:(?<=--)|(?<![\w-]))(?P<{group}>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|"
         r"(?:per[_ ]gpu[_ ])?train[_ ]batch[_ ]size|" + batch + r"|\bbs\b|批大小|"
         r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
         r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)"
@@ -1822,6 +1823,43 @@ _WORKS_THEN = re.compile(
     _I,
 )
 
+#: The largest value that works, said with "only": "70B训8k只能设bs=1，...而设为2会OOM" (LlamaFactory#4268), "batch
+#: size只能设置为1", "最大只能开到batch size 2", "I can only use a batch size of 1", "it only fits with bs=2". The value
+#: is what made the run fit, not the failing run's; a larger value said to fail on the same line is the run's.
+_ONLY_BATCH = r"batch(?:[ _-]?size)?"
+#: What may follow the value without it being the setting's: "只能用2张卡", "only fits 7B", "bs=1.5k".
+_NOT_A_SETTING = r"(?!\s*(?:\.\d|[kKwW](?![a-zA-Z])|[万千]|gpus?|cards?|张|块|卡|台|x\b|×|gb?\b|%|步|steps?|b\b))"
+_ONLY_VERB_ZH = r"(?:设置?|设置?为|设置?成|开|开到|用|跑|调到|调成|调为|改成|改为)?"
+_ONLY_VALUE = re.compile(
+    r"(?:(?:最多|最大|也)?只能(?:够)?|只可以)\s*"
+    + _ONLY_VERB_ZH
+    + r"\s*"
+    + _changed_key(batch=_ONLY_BATCH)
+    + r"`?\s*(?:[=:：]|为|是|到|成)?\s*(?P<a>\d{1,6})(?!\d)"
+    + _NOT_A_SETTING
+    + "|"
+    + _changed_key(batch=_ONLY_BATCH, group="key1")
+    + r"`?\s*(?:最多|最大|也)?只能(?:够)?\s*"
+    + _ONLY_VERB_ZH
+    + r"\s*(?:[=:：]|为|到|成)?\s*(?P<a2>\d{1,6})(?!\d)"
+    + _NOT_A_SETTING
+    + "|"
+    r"\b(?:can|could)\s+only\s+(?:use|fit|run|train\s+with|set|afford|go\s+(?:up\s+)?to|get\s+away\s+with)\s+"
+    r"(?:it\s+to\s+)?(?:a\s+|an\s+|the\s+)?`?"
+    + _changed_key(group="key2")
+    + r"`?\s*(?:of|=|:|to|at)?\s*(?P<a3>\d{1,6})(?!\d)\b"
+    + _NOT_A_SETTING
+    + "|"
+    r"\bonly\s+(?:works?|fits?|runs?|trains?)\s+(?:fine\s+)?(?:with|at|using)\s+(?:a\s+|an\s+)?`?"
+    + _changed_key(group="key3")
+    + r"`?\s*(?:of|=|:)?\s*(?P<a4>\d{1,6})(?!\d)\b"
+    + _NOT_A_SETTING,
+    _I,
+)
+#: After such a value, a larger one that fails: "...而设为2会OOM", "...; with 2 it runs out of memory".
+_THEN_FAILS_AT = re.compile(
+    r"(?:设为|设成|设置为|设置成|改成|改为|调到|调成|开到|用|to|with|at)\s*(?P<b>\d{1,6})\b", _I
+)
 #: A DeepSpeed config's ZeRO block opening, and the stage key inside it (DeepSpeed#2977, LlamaFactory#4156).
 _ZERO_BLOCK = re.compile(r"[\"']?zero_optimization[\"']?\s*:\s*\{")
 _STAGE_KEY = re.compile(r"[\"']stage[\"']\s*:\s*([0-3])\b")
@@ -2175,6 +2213,19 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             # a DeepSpeed config pasted as JSON: '"zero_optimization": {' then '"stage": 2,' a line or two below
             put([("distributed", "deepspeed"), ("zero_stage", int(zero_key.group(1)))], number, zero_key.group(0))
             zero_block = 0
+        only: list[tuple[int, int, str]] = []
+        """Spans of this line that give the largest value that works ("只能设bs=1"), and the setting."""
+        for m in _ONLY_VALUE.finditer(line):
+            if negated(line, m.start()):
+                continue
+            name = _setting_named(m.group("key") or m.group("key1") or m.group("key2") or m.group("key3") or "")
+            good = int(m.group("a") or m.group("a2") or m.group("a3") or m.group("a4"))
+            only.append((m.start(), m.end(), name))  # the value that fits is not the failing run's
+            bad = _THEN_FAILS_AT.search(line, m.end(), m.end() + 40)
+            if bad is not None and int(bad.group("b")) > good and FAILED.search(line, bad.end(), bad.end() + 30):
+                put([(name, int(bad.group("b")))], number, bad.group(0))
+            fixed.setdefault(name, good)
+            fix_line = fix_line or number
         for m in _INLINE.finditer(line):
             if negated(line, m.start()) or hypothetical(line, m.start(), m.end()):
                 continue
@@ -2184,7 +2235,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 fixed.update(_inline(m))
                 fix_line = fix_line or number
             else:
-                pairs = _inline(m)
+                pairs = [p for p in _inline(m) if not any(a <= m.start() < b and p[0] == n for a, b, n in only)]
                 put(pairs, number, m.group(0))
                 if _inline_key(m) in PER_DEVICE_BATCH_KEYS and per_device_batch is None:
                     per_device_batch = next(
@@ -2396,6 +2447,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = [(name, value) for name, value in pairs if name not in _SETTINGS and name != "distributed"]
                 if one_worked is not None:
                     pairs = [(name, value) for name, value in pairs if (name, value) != ("gpu_count", 1)]
+                if only and pairs:
+                    pairs = [p for p in pairs if not any(a <= m.start() < b and p[0] == n for a, b, n in only)]
                 # what happened to the run ("还是爆显存") is never what fixed it
                 if (
                     pairs
