@@ -156,6 +156,15 @@ def facts(text: str) -> dict[str, object]:
         ("Cuda OOM even with batch size 1 and lower seq length on 16GB GPU", "tried_without_effect", "max_length"),
         ("It OOMs even with lowered max_length", "tried_without_effect", "max_length"),
         ("max_length改成512也会OOM", "tried_without_effect", "max_length"),
+        # "the same error" after a change (LMFlow#229, a development report): it did not help
+        ("将 block_size 设置为 1 也是相同的错误", "tried_without_effect", "max_length"),
+        ("batch size 改成1也是一样的报错", "tried_without_effect", "batch_size"),
+        # the optimizer states or the parameters put on the CPU, in words (MiniCPM-V#286, a development report)
+        ("deepspeed zero3配置，并尽可能将所有参数放置在cpu上，仍然显示显存不够", "offload", True),
+        ("把优化器放到cpu上", "offload", True),
+        ("offload_optimizer到cpu", "offload", True),
+        ("I offloaded the optimizer to CPU and it still OOMs", "offload", True),
+        ("even with parameters offloaded to the CPU", "offload", True),
         # DeepSpeed's name for it, lowered from one value to another while the run still fails (bytedance/HLLM#3):
         # the later value is the run's
         (
@@ -309,6 +318,12 @@ def facts(text: str) -> dict[str, object]:
         ("FSDP training of llama 7b runs out of memory", "distributed", "fsdp"),
         ("FSDP full shard across 4 A6000s", "distributed", "fsdp"),
         ("FSDP OOM when saving", "distributed", "fsdp"),
+        # FSDP2 by its name, and PyTorch's and accelerate's spellings (accelerate#3474, a development title)
+        ("FSDP2 - High memory usage with LORA", "distributed", "fsdp"),
+        ("using fsdp2 with accelerate", "distributed", "fsdp"),
+        ("fsdp_version: 2", "distributed", "fsdp"),
+        ("model = FullyShardedDataParallel(model)", "distributed", "fsdp"),
+        ("fully_shard(model)", "distributed", "fsdp"),
         ("llama 70b, fsdp, 8xA100, OOM", "distributed", "fsdp"),
         ("llama 70b, deepspeed, 8xA100, OOM", "distributed", "deepspeed"),
         ("deepspeed training OOMs on 2 GPUs", "distributed", "deepspeed"),
@@ -575,6 +590,9 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("fp32 master weights are part of what Adam costs", "torch_dtype"),
         ("git clone https://github.com/tatsu-lab/stanford_alpaca.git", "model_name"),
         ("![shot](https://github.com/user-attachments/assets/1f2e-929b-4c)", "model_params_b"),
+        # a model's layers dispatched to the CPU, or a model left on it, is not ZeRO or FSDP offload
+        ("some layers are offloaded to the CPU", "offload"),
+        ("模型参数在cpu上", "offload"),
     ],
 )
 def test_does_not_read(text: str, name: str) -> None:
@@ -673,6 +691,7 @@ def test_a_cudnn_error_beside_a_language_model_is_in_scope(text: str) -> None:
         "Should I use FSDP or deepspeed?",  # a choice asked about
         "应该用fsdp还是deepspeed？",
         "Is it better to use deepspeed or fsdp?",
+        "Should I use FSDP2 or DeepSpeed?",
         "- DeepSpeed version: not installed",  # an environment report names a package, not the run's set-up
         "- DeepSpeed version: 0.14.0",
         "would ZeRO-3 help?",  # a stage asked about says nothing of the run's launcher either

@@ -177,7 +177,7 @@ _IN_VAIN_AFTER = re.compile(
     r"(?:help|work|solve|fix|change)|\bno\s+(?:luck|effect|difference|change|improvement)\b|\bwithout\s+(?:success|luck)\b|"
     r"\bsame\s+(?:error|oom|issue|problem|result)\b|\bnothing\s+(?:works?|worked|helps?|helped)\b|"
     r"\bnone\s+of\s+(?:them|these|those|it)\s+(?:works?|worked|helps?|helped)\b|"
-    r"还是|依然|仍然|依旧|照样|也不行|都不行|没用|没有用|无效|没效果|没有效果|不管用|也会?(?:爆|oom|报错|溢出|显存不足|显存不够))",
+    r"还是|依然|仍然|依旧|照样|也不行|都不行|没用|没有用|无效|没效果|没有效果|不管用|也会?(?:爆|oom|报错|溢出|显存不足|显存不够)|(?:也|都)(?:是|报|出现)?(?:相同|一样|同样)的(?:错误|报错|问题|oom))",
     _I,
 )
 #: Right before a change, that it was tried while still failing: "I tried reducing", "even after lowering", "尝试调小".

@@ -147,7 +147,7 @@ TOGGLES = (
         [],
     ),
     Toggle(re.compile(r"\bdeepspeed\b", _I), None, [("distributed", "deepspeed")], []),
-    Toggle(re.compile(r"\bfsdp\b", _I), None, [("distributed", "fsdp")], []),
+    Toggle(re.compile(r"\bfsdp2?\b", _I), None, [("distributed", "fsdp")], []),
     Toggle(
         # activation offloading ("activation_cpu_offload", "offload activations") moves activations, not states
         re.compile(
@@ -1194,14 +1194,17 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     # FSDP said as what the run uses: "用 FSDP 训练", "accelerate + FSDP 全参", "distributed_type: FSDP", "moved from DDP to FSDP",
     # "All FSDP jobs start to have OOM" (Megatron-Bridge#1856)
     (
-        r"(?:用|使用|采用|基于|开启了?|开了)\s*(?:pytorch\s*|torch\s*)?fsdp\b|\+\s*fsdp\b|\bfsdp\s*\+|"
+        r"(?:用|使用|采用|基于|开启了?|开了)\s*(?:pytorch\s*|torch\s*)?fsdp2?\b|\+\s*fsdp2?\b|\bfsdp2?\s*\+|"
         r"\bfsdp2?\s+(?:jobs?|runs?|training\s+(?:jobs?|runs?)|experiments?|workloads?)\b|"
-        r"\bfsdp\s*(?:训练|微调|全参|全量|多卡)|\bdistributed_type\s*[:=]\s*['\"]?fsdp\b|^\s*fsdp_config\s*:|"
-        r"\b(?:with|using|via|uses|use|used|enable|enabled|to)\s+(?:pytorch\s+|torch\s+|the\s+)?fsdp\b(?!\s*(?:is|was)\b)|"
+        r"\bfsdp2?\s*(?:训练|微调|全参|全量|多卡)|\bdistributed_type\s*[:=]\s*['\"]?fsdp2?\b|^\s*fsdp_config\s*:|"
+        r"\b(?:with|using|via|uses|use|used|enable|enabled|to)\s+(?:pytorch\s+|torch\s+|the\s+)?fsdp2?\b(?!\s*(?:is|was)\b)|"
         # named as what trains or fails ("FSDP training of llama 7b OOMs", "FSDP full shard across 4 A6000s", "fsdp OOM
         # when saving"), or as one item of a list of the run's set-up ("llama 70b, fsdp, 8xA100, OOM")
         r"\bfsdp2?\s+(?:training|fine-?tun\w*|finetun\w*|sft|oom\w*|out\s+of\s+memory|full[_ ]?shard|shard[_ ]grad[_ ]op|hybrid[_ ]shard)\b|"
-        r"(?:^|[,;|/(])\s*fsdp2?\s*(?=[,;|/)])",
+        r"(?:^|[,;|/(])\s*fsdp2?\s*(?=[,;|/)]|-\s)|"
+        # PyTorch's own names and accelerate's key: "FullyShardedDataParallel(model)", "fully_shard(layer)",
+        # "fsdp_version: 2"
+        r"\bFullyShardedDataParallel\s*\(|\bfully_shard\s*\(|\bfsdp_version\s*[:=]\s*['\"]?[12]\b",
         _unless_sharding_asked(_unless_negated(_simple("distributed", "fsdp"))),
     ),
     # host RAM said in words: "CPU OOM", "not GPU memory, but regular system memory", "out of my 64G ram", "system RAM
@@ -1415,6 +1418,19 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (
         r"\boffload_(?:optimizer|param)(?:_device)?[\"']?\s*[:=]\s*\{?\s*(?:[\"']?device[\"']?\s*[:=]\s*)?[\"']?(?:cpu|nvme)\b|"
         r"\boffload_(?:optimizer|param)[^。；;！!？?\n]{0,40}?device[^。；;！!？?\n]{0,6}?(?:设置|设|改|配置)(?:成|为|了|到)+\s*[\"']?(?:cpu|nvme)\b",
+        _unless_negated(_simple("offload", True)),
+    ),
+    # the optimizer states or the parameters placed on the CPU, in words: "I offloaded the optimizer to CPU",
+    # "parameters offloaded to the CPU", "deepspeed zero3配置，并尽可能将所有参数放置在cpu上" (MiniCPM-V#286),
+    # "把优化器放到cpu上", "offload_optimizer到cpu". Not a model's layers dispatched by a device map.
+    (
+        r"\b(?:offload(?:ed|s)?|mov(?:e|ed|es|ing)|put(?:ting|s)?|plac(?:e|ed|es|ing)|kept|keep(?:s|ing)?)\s+"
+        r"(?:the\s+|all\s+(?:of\s+)?(?:the\s+)?|most\s+of\s+the\s+)?(?:optimi[sz]er(?:\s+states?)?|param(?:eter)?s)\s+"
+        r"(?:on|to|onto|in)(?:\s+the)?\s+(?:cpu|nvme)\b|"
+        r"\b(?:optimi[sz]er(?:\s+states?)?|param(?:eter)?s)\s+(?:(?:are|were|is|was|being)\s+)?offloaded\s+(?:on)?to\s+"
+        r"(?:the\s+)?(?:cpu|nvme)\b|"
+        r"(?:参数|优化器(?:状态)?|optimizer)(?:都|全部|全)?\s*(?:放置|放|卸载|转移|移|offload)\s*(?:到|在|至)\s*(?:了\s*)?cpu|"
+        r"offload_(?:optimizer|param)\s*(?:到|至|放到|设为|设置为|设成)\s*cpu",
         _unless_negated(_simple("offload", True)),
     ),
     # the layers split over the cards of one process: "模型并行参数开启", "model parallel (device_map)"
@@ -1641,7 +1657,7 @@ def _changed_key(batch: str = r"batch[ _-]?size", group: str = "key") -> str:
         # the trainers' own spellings with a prefix: "train_batch_size" (DeepSpeed), "per_gpu_train_batch_size"
         rf"(?:(?<=--)|(?<![\w-]))(?P<{group}>per[_ ]device[_ ]train[_ ]batch[_ ]size|micro[_ ]batch[_ ]size|"
         r"(?:per[_ ]gpu[_ ])?train[_ ]batch[_ ]size|" + batch + r"|\bbs\b|批大小|"
-        r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
+        r"max[_ ]seq(?:uence)?[_ ]len(?:gth)?|max[_ ]length|cutoff[_ ]len|block[_ ]size|seq(?:uence)?[ _-]?len(?:gth)?|序列长度|最大长度|截断长度|"
         r"gradient[_ ]accumulation[_ ]steps|lora[_ ]r(?:ank)?)"
     )
 
