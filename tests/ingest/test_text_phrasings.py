@@ -164,6 +164,11 @@ def facts(text: str) -> dict[str, object]:
         ("把优化器放到cpu上", "offload", True),
         ("offload_optimizer到cpu", "offload", True),
         ("I offloaded the optimizer to CPU and it still OOMs", "offload", True),
+        # an error of its own is not a silent kill; an OOM said without whose memory is the card's
+        ("the training exits with an error: CUDA out of memory", "error_kind", "cuda_oom"),
+        ("7B model OOM with 4x4096(96GB)", "error_kind", "cuda_oom"),
+        ("logits.float()新申请的显存数过大导致oom", "error_kind", "cuda_oom"),
+        ("OOM error when training on a 220G Memory machine with 8 V100.", "host_ram_bytes", 220 * 2**30),
         ("even with parameters offloaded to the CPU", "offload", True),
         # DeepSpeed's name for it, lowered from one value to another while the run still fails (bytedance/HLLM#3):
         # the later value is the run's
@@ -464,10 +469,6 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("为啥竟然消耗60G的显存？", "gpu_memory_bytes"),
         ("Each forward pass sucks up about 1gb of gpu memory", "gpu_memory_bytes"),
         ("Only about 1.6 GiB of GPU memory available", "gpu_memory_bytes"),
-        (
-            "the training exits with an error: CUDA out of memory",
-            "error_kind",
-        ),  # an error of its own is not a silent kill
         ("it stops without any error after I lowered the batch size", "oom_step"),
         ("after upgrading to 4.40 the OOM is gone", "last_change"),
         ("I increased the batch size and it works fine", "last_change"),
@@ -593,6 +594,13 @@ def test_reads(text: str, name: str, value: object) -> None:
         # a model's layers dispatched to the CPU, or a model left on it, is not ZeRO or FSDP offload
         ("some layers are offloaded to the CPU", "offload"),
         ("模型参数在cpu上", "offload"),
+        # the host's memory named, or the kernel's OOM killer: not the card's
+        ("the process got OOM killed", "error_kind"),
+        ("no OOM but slow", "error_kind"),
+        # where host RAM runs out as often as the card's, or where the text speaks of 内存 only
+        ("it would load up until it runs out of memory", "error_kind"),
+        ("OOMs during checkpointing", "error_kind"),
+        ("多进程oom，使用占用2GB内存的json文件时容易出现", "error_kind"),
     ],
 )
 def test_does_not_read(text: str, name: str) -> None:
