@@ -2259,12 +2259,12 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             if negated(line, m.start()):
                 continue
             name = _setting_named(m.group("key") or m.group("key1") or m.group("key2") or m.group("key3") or "")
-            good = int(m.group("a") or m.group("a2") or m.group("a3") or m.group("a4"))
+            fits = int(m.group("a") or m.group("a2") or m.group("a3") or m.group("a4"))
             only.append((m.start(), m.end(), name))  # the value that fits is not the failing run's
             bad = _THEN_FAILS_AT.search(line, m.end(), m.end() + 40)
-            if bad is not None and int(bad.group("b")) > good and FAILED.search(line, bad.end(), bad.end() + 30):
+            if bad is not None and int(bad.group("b")) > fits and FAILED.search(line, bad.end(), bad.end() + 30):
                 put([(name, int(bad.group("b")))], number, bad.group(0))
-            fixed.setdefault(name, good)
+            fixed.setdefault(name, fits)
             fix_line = fix_line or number
         for m in _INLINE.finditer(line):
             if negated(line, m.start()) or hypothetical(line, m.start(), m.end()):
