@@ -23,6 +23,9 @@ from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, lo
         ("it OOMs every time it starts generating completions", "generation"),
         ("OOM during deepspeed initialization, before the first step", "loading"),
         ("with ZeRO-3 it OOMs in accelerator.prepare()", "loading"),
+        # rounds of a chat counted after the verb: a demo that ran and then failed while answering
+        ("web_demo.py 对话几轮后 OOM", "generation"),
+        ("聊了十几轮就爆显存", "generation"),
     ],
 )
 def test_the_first_phase_a_line_names(line: str, first: str) -> None:

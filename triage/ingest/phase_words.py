@@ -100,6 +100,8 @@ _PHASES = (
         # rounds of a chat: "连续体验十几轮问答后", "随着问答轮数的增加", "after 10 rounds of conversation", "multi-turn chat"
         # (a count of at most four digits, not a run of them: "\d+" before "轮" would retry every digit of a long run)
         r"(?:(?<!\d)\d{1,4}|几|十几|数|多|若干)\s*轮(?:的)?(?:问答|对话|聊天)|(?:问答|对话|聊天)(?:的)?轮数|"
+        # the count after the verb: "对话几轮后 OOM", "聊了十几轮就爆显存"
+        r"(?:问答|对话|聊天|聊|问)了?\s*(?:(?<!\d)\d{1,4}|几|十几|数|多|若干)\s*轮|"
         r"\b(?:after|over)\s+(?:\d{1,4}|a few|several|many|a dozen)\s+(?:rounds|turns)\s+of\s+(?:chat|conversation|dialog(?:ue)?|q&a|questions)\b|"
         r"\bmulti-?turn\s+(?:chat|conversation|dialog(?:ue)?)s?\b",
     ),
