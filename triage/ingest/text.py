@@ -2164,8 +2164,6 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the text speaks of training or fine-tuning at all (then a batch size may be the training batch)."""
     other_phase_said = False
     """Whether the text speaks of anything a run does besides training: loading, inference, evaluation, saving..."""
-    training_at = (1, "")
-    """The first line that speaks of training, and its words."""
     apple = nvidia = False
     """Whether the text runs on an Apple Silicon Mac (unified memory) and whether it names an NVIDIA card or CUDA."""
 
@@ -2202,10 +2200,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     for number, raw_line in _split_comparisons(lines):
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
         quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
-        said_training = _TRAINING_SAID.search(raw_line)
-        if said_training is not None and not training_said:
-            training_at = (number, raw_line)
-        training_said = training_said or said_training is not None
+        training_said = training_said or _TRAINING_SAID.search(raw_line) is not None
         other_phase_said = other_phase_said or _OTHER_PHASE_SAID.search(raw_line) is not None
         apple = apple or _APPLE_SILICON.search(raw_line) is not None
         nvidia = nvidia or _CUDA_WORDS.search(raw_line) is not None or bool(mentions(raw_line))
@@ -2606,7 +2601,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         # "I am trying to reproduce the Falcon-7B LoRA fine-tuning ... It OOMs": a text that speaks of training and of
         # nothing else a run does failed while training (development, with words much like these: the threads of 74 of
         # 90 such reports say it failed training, 10 loading)
-        put([("phase", "training")], *training_at, "the text speaks of training and of no other phase")
+        put([("phase", "training")], 1, "training", "the text speaks of training and of no other phase")
     if harness and "phase" not in out:
         put([("phase", "evaluation")], 1, "lm_eval", "an evaluation harness runs no training")
     evaluating = (
