@@ -169,11 +169,6 @@ def facts(text: str) -> dict[str, object]:
         ("7B model OOM with 4x4096(96GB)", "error_kind", "cuda_oom"),
         ("logits.float()新申请的显存数过大导致oom", "error_kind", "cuda_oom"),
         ("OOM error when training on a 220G Memory machine with 8 V100.", "host_ram_bytes", 220 * 2**30),
-        # a text that speaks of training and of nothing else a run does failed while training (litgpt#159, a
-        # development report); another phase named is not overruled
-        ("I am trying to reproduce the Falcon-7B Lora fine-tuning on the Alpaca dataset. It OOMs", "phase", "training"),
-        ("Two A100 GPUs for fine-tuning, insufficient memory?", "phase", "training"),
-        ("lora训练完加载模型OOM", "phase", "loading"),
         ("even with parameters offloaded to the CPU", "offload", True),
         # DeepSpeed's name for it, lowered from one value to another while the run still fails (bytedance/HLLM#3):
         # the later value is the run's

@@ -2162,8 +2162,6 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """Whether the text loads a model already quantized (``from_quantized``): then its bits are the weights'."""
     training_said = False
     """Whether the text speaks of training or fine-tuning at all (then a batch size may be the training batch)."""
-    other_phase_said = False
-    """Whether the text speaks of anything a run does besides training: loading, inference, evaluation, saving..."""
     apple = nvidia = False
     """Whether the text runs on an Apple Silicon Mac (unified memory) and whether it names an NVIDIA card or CUDA."""
 
@@ -2201,7 +2199,6 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         launcher = launcher or _LAUNCHER.search(raw_line) is not None
         quantizing = quantizing or _QUANTIZING.search(raw_line) is not None
         training_said = training_said or _TRAINING_SAID.search(raw_line) is not None
-        other_phase_said = other_phase_said or _OTHER_PHASE_SAID.search(raw_line) is not None
         apple = apple or _APPLE_SILICON.search(raw_line) is not None
         nvidia = nvidia or _CUDA_WORDS.search(raw_line) is not None or bool(mentions(raw_line))
         # "AutoGPTQForCausalLM.from_quantized(..., quantize_config=BaseQuantizeConfig(bits=4))" loads a quantized model
@@ -2597,11 +2594,6 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         put([("error_kind", "cuda_oom")], *bare_oom, "an OOM with no word of host memory is the card's memory")
     if apple and not nvidia:
         _unified_memory(out)
-    if "phase" not in out and training_said and not other_phase_said and not harness:
-        # "I am trying to reproduce the Falcon-7B LoRA fine-tuning ... It OOMs": a text that speaks of training and of
-        # nothing else a run does failed while training (development, with words much like these: the threads of 74 of
-        # 90 such reports say it failed training, 10 loading)
-        put([("phase", "training")], 1, "training", "the text speaks of training and of no other phase")
     if harness and "phase" not in out:
         put([("phase", "evaluation")], 1, "lm_eval", "an evaluation harness runs no training")
     evaluating = (
@@ -2671,12 +2663,6 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
 
 #: Words of training or fine-tuning: a run that says them may have a training batch, even when it fails evaluating.
 _TRAINING_SAID = re.compile(r"\btrain(?:s|ed|ing|er)?\b|fine-?tun|finetun|\bsft\b|训练|微调", _I)
-#: Anything a run does besides training: loading, inference, evaluation, saving, merging, serving, quantizing.
-_OTHER_PHASE_SAID = re.compile(
-    r"infer|generat|predict|\beval|valid|\btest|\bload|\bsav(?:e|es|ed|ing)\b|merg|deploy|\bserv(?:e|er|es|ing)\b|"
-    r"\bdemo\b|\bchat|quantiz|convert|export|tokeni[sz]|preprocess|推理|生成|预测|评估|评测|验证|测试|加载|保存|合并|部署|对话|量化|转换|导出|分词|预处理",
-    _I,
-)
 #: Facts only a training run has.
 _TRAINING_FACTS = frozenset({"finetune_method", "trainer_type", "grad_accum", "gradient_checkpointing", "optimizer"})
 #: An Apple Silicon Mac, whose RAM is the accelerator's memory: "my M1 Pro Mac with 16GB RAM", "MacBook Air M5", MLX,
