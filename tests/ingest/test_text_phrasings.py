@@ -164,8 +164,7 @@ def facts(text: str) -> dict[str, object]:
         ("把优化器放到cpu上", "offload", True),
         ("offload_optimizer到cpu", "offload", True),
         ("I offloaded the optimizer to CPU and it still OOMs", "offload", True),
-        # an error of its own is not a silent kill; an OOM said without whose memory is the card's
-        ("the training exits with an error: CUDA out of memory", "error_kind", "cuda_oom"),
+        # an OOM said without whose memory is the card's
         ("7B model OOM with 4x4096(96GB)", "error_kind", "cuda_oom"),
         ("logits.float()新申请的显存数过大导致oom", "error_kind", "cuda_oom"),
         ("OOM error when training on a 220G Memory machine with 8 V100.", "host_ram_bytes", 220 * 2**30),
@@ -597,6 +596,7 @@ def test_reads(text: str, name: str, value: object) -> None:
         # the host's memory named, or the kernel's OOM killer: not the card's
         ("the process got OOM killed", "error_kind"),
         ("no OOM but slow", "error_kind"),
+        ("the training exits with an error: CUDA out of memory", "error_kind"),  # not a silent kill either
         # where host RAM runs out as often as the card's, or where the text speaks of 内存 only
         ("it would load up until it runs out of memory", "error_kind"),
         ("OOMs during checkpointing", "error_kind"),

@@ -2209,7 +2209,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
         if _SKIP_LINE.search(raw_line):
             continue
         host_neicun = host_neicun or ("内存" in raw_line and "显存" not in raw_line)
-        said_oom = _BARE_OOM.search(raw_line) if bare_oom is None else None
+        # an OOM with CUDA on its line is CUDA's own message, which the OOM message's reader reads
+        said_oom = _BARE_OOM.search(raw_line) if bare_oom is None and not _CUDA_WORDS.search(raw_line) else None
         if said_oom is not None and not negated(raw_line, said_oom.start()):
             bare_oom = (number, raw_line)
         if FIX_HEADING.match(raw_line):
