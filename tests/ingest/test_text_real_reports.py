@@ -1569,6 +1569,20 @@ def test_a_module_moved_to_the_gpu_in_a_traceback_is_the_load() -> None:
     assert found is not None and found.raw == "loading"
 
 
+def test_deepspeed_moving_the_model_to_its_card_while_it_is_set_up_is_the_load() -> None:
+    from triage.ingest.phase import phase_from_frames
+
+    # deepspeedai/DeepSpeed#2497, a development record: ZeRO-3 with offload ran out in engine.py's
+    # _configure_distributed_model, "self.module.to(self.device)", before any step (its thread: loading)
+    frames = [
+        (1, 'File "/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py", line 1056, in _configure_distributed_model'),
+        (2, "    self.module.to(self.device)"),
+    ]
+    found = phase_from_frames(frames)
+    assert found is not None and found.raw == "loading"
+    assert phase_from_frames(frames[1:]) is not None  # the code line alone, as pasted in that report
+
+
 def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
     dev = dev_text()
     for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():

@@ -33,6 +33,8 @@ PHASE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\bfrom_pretrained\b|\bload_state_dict\b|\b_load_from_checkpoint\b|\b_load_optimizer_and_scheduler\b"
             r"|\bload_checkpoint\b|\b_load_pretrained_model\b|\bload_checkpoint_and_dispatch\b|\bload_model\b"
             r"|\bdispatch_model\b|\bprepare_model_for_kbit_training\b|\bget_peft_model\b|\bmodel\.to\(|\.cuda\(\)"
+            # DeepSpeed's engine moving the model to its card while it is set up (deepspeed.initialize), before any step
+            r"|\b_configure_distributed_model\b|\bself\.module\.to\("
             # Module.to()/.cuda() moving the weights: 'nn/modules/module.py", line 987, in convert'
             r'|nn/modules/module\.py", line \d+, in (?:convert|_apply)\b'
         ),
