@@ -1323,6 +1323,32 @@ def test_merging_and_a_question_about_support(said: str, phase: str) -> None:
     assert facts(said)["phase"] == phase
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        # vllm-project/llm-compressor#1976 and shibing624/textgen#29, development records
+        "Otherwise, PyTorch will capture the grad graph by default, leading to a gradual increase in memory usage.",
+        "现在跑到第二个epoch的时候就莫名内存占用变大了。",
+    ],
+)
+def test_growth_named_as_a_noun_or_from_a_later_epoch_on(said: str) -> None:
+    assert facts(said)["memory_growth"] == "growing"
+    assert said in dev_text()
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("开了gradient checkpointing后显存占用变大了", None),  # a setting compared, not growth over time
+        ("到了推理阶段显存占用变大", None),
+        ("训练到第3个epoch显存占用突然增加", "spike"),  # one jump, not a steady climb
+        ("a slow increase in batch size", None),
+    ],
+)
+def test_more_memory_after_a_change_or_in_one_jump_is_not_a_climb(said: str, value: str | None) -> None:
+    assert facts(said).get("memory_growth") == value
+
+
 def test_increasing_vram_said_as_an_adjective_is_growth() -> None:
     # a development record's title (henk717/KoboldAI#508)
     assert facts("Rapidly Increasing VRAM Use in Chat Mode")["memory_growth"] == "growing"

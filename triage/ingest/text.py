@@ -1001,6 +1001,13 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # what an evaluation loop keeps: "the logits ... are accumulated", "会累积preds造成OOM" (transformers#12878, LlamaFactory#1595)
         r"\b(?:logits|preds|predictions)\b[^.;]{0,40}\b(?:are|is|get|gets|being)\s+accumulated\b|"
         r"\baccumulat(?:es|ed|ing)\s+(?:all\s+)?(?:the\s+)?(?:logits|preds|predictions)\b|累积\s*(?:了)?\s*(?:preds|logits|预测)|"
+        # growth named as a noun: "a gradual increase in memory usage" (llm-compressor#1976), "a steady increase in GPU
+        # memory"
+        r"\b(?:gradual|steady|constant|continuous|continual|slow|linear)\s+(?:increase|growth|rise|climb)\s+(?:in|of)\s+"
+        r"(?:the\s+)?(?:gpu\s+|cuda\s+)?(?:memory|vram)\b|"
+        # more memory from a later epoch or step on: "跑到第二个epoch的时候就莫名内存占用变大了" (textgen#29)
+        r"(?:跑到|训练到|训到|到了)\s*第?[^，。,；;]{0,8}(?:epoch|轮|步|step|iter)[^，。,；;]{0,12}?(?:显存|内存)(?:占用)?"
+        r"(?:(?!突然|骤)[^，。,；;]){0,4}?(?:变大|增大|增加|上涨|涨)|"
         # "GPU memory usage increase with the number of training steps" (ms-swift#3461)
         r"\b(?:memory|vram)\s+(?:usage\s+)?increas(?:e|es|ing)\s+with\s+(?:the\s+)?(?:number\s+of\s+)?(?:training\s+)?"
         r"(?:steps|iterations|epochs|batches)\b|"
@@ -2118,6 +2125,14 @@ def _split_comparisons(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, 
         yield number, f"{working} works fine"
 
 
+def _outside_only(
+    pairs: list[tuple[str, object]], start: int, only: list[tuple[int, int, str]]
+) -> list[tuple[str, object]]:
+    """``pairs`` without the setting whose value is the one that fits, when the match at ``start`` is inside an
+    "only fits with" span of that setting ("只能设bs=1": 1 is the fix, not the failing run's batch)."""
+    return [p for p in pairs if not any(a <= start < b and p[0] == n for a, b, n in only)]
+
+
 def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
     """:func:`read_text` over already split (line number, segment) pairs."""
     out: dict[str, Found] = {}
@@ -2276,7 +2291,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 fixed.update(_inline(m))
                 fix_line = fix_line or number
             else:
-                pairs = [p for p in _inline(m) if not any(a <= m.start() < b and p[0] == n for a, b, n in only)]
+                pairs = _outside_only(_inline(m), m.start(), only)
                 put(pairs, number, m.group(0))
                 if _inline_key(m) in PER_DEVICE_BATCH_KEYS and per_device_batch is None:
                     per_device_batch = next(
@@ -2489,7 +2504,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 if one_worked is not None:
                     pairs = [(name, value) for name, value in pairs if (name, value) != ("gpu_count", 1)]
                 if only and pairs:
-                    pairs = [p for p in pairs if not any(a <= m.start() < b and p[0] == n for a, b, n in only)]
+                    pairs = _outside_only(pairs, m.start(), only)
                 # what happened to the run ("还是爆显存") is never what fixed it
                 if (
                     pairs
