@@ -464,6 +464,8 @@ def test_reads(text: str, name: str, value: object) -> None:
         ("CUDA OOM before the first step finishes", "trained_before_oom"),
         ("Loading it in bf16 solves the OOM right away", "oom_step"),  # a fix, not an immediate OOM
         ("the server has 2 x 32GB RAM", "gpu_count"),  # host RAM's sticks, not cards
+        ("用 FSDP 训练，显存和单卡一样大，每张卡都 OOM", "gpu_count"),  # one card compared with, not the run's
+        ("多卡训练时每张卡的显存比单卡还多", "gpu_count"),
         # memory used or left is not the card's
         ("为啥竟然消耗60G的显存？", "gpu_memory_bytes"),
         ("Each forward pass sucks up about 1gb of gpu memory", "gpu_memory_bytes"),

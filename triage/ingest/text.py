@@ -856,7 +856,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![0-9a-wyz_]|\.\d)"
         r"|(?<![\w.\-=])(?<!=\s)(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:(?!(?:on|one|two|with|per|of|in|for|and|the|a|an|my|each|every)\b)[\w-]+\s+){0,2}(?:gpus|gpu|cards|card)\b"
-        r"|(?:(?<![\w.\-])(?P<n2>\d{1,3})|(?<![简清订账名菜])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
+        # (not a comparison: "显存和单卡一样大", "比单卡还多")
+        r"|(?:(?<![\w.\-])(?P<n2>\d{1,3})|(?<![简清订账名菜和跟与比同])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
         r"(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:显存)?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
         # a count times the card's memory: "8*80G显卡" (LlamaFactory#2992), "4x80G GPUs" (llama-cookbook#626)
         r"|(?<![\w.])(?P<n8>\d{1,2})\s*[x×*]\s*(?P<m8>\d{2,3})\s*G(?:B|iB)?\s*(?:的)?\s*(?:显卡|卡|显存|(?:gpus?|cards?|vram)(?![a-z])|"
