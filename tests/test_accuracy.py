@@ -87,6 +87,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: card's, FSDP2, the only batch that fits, offload in words): development 0.541 / 0.734 -> 0.54 / 0.74, held-out
 #: 0.440 / 0.643 -> 0.449 / 0.647 (body-only 0.40 / 0.61 and 0.48 / 0.68). Held-out top-1 floor raised 0.43 -> 0.44;
 #: top-3 left at 0.63 for the next round of unseen records.
+#: Thirty-eighth session (2026-12-07), no new records, knowledge rules scoped to their mechanism (a higher ZeRO stage
+#: against a failure while generating, after training for a while or with growth, or on one GPU; GPU-side causes
+#: against a host-RAM kill) and two growth phrasings, chosen on development only: development 0.543 / 0.736 ->
+#: 0.543 / 0.739, held-out 0.449 / 0.647 -> 0.450 / 0.642 (body-only 0.40 / 0.61 and 0.48 / 0.68). Floors unchanged.
 FLOORS = {
     ("heldout", "top3"): 0.63,
     ("heldout", "top1"): 0.44,
