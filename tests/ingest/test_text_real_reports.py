@@ -1601,7 +1601,11 @@ def test_deepspeed_moving_the_model_to_its_card_while_it_is_set_up_is_the_load()
     # deepspeedai/DeepSpeed#2497, a development record: ZeRO-3 with offload ran out in engine.py's
     # _configure_distributed_model, "self.module.to(self.device)", before any step (its thread: loading)
     frames = [
-        (1, 'File "/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py", line 1056, in _configure_distributed_model'),
+        (
+            1,
+            'File "/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py", line 1056, in '
+            "_configure_distributed_model",
+        ),
         (2, "    self.module.to(self.device)"),
     ]
     found = phase_from_frames(frames)
