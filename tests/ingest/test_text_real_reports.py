@@ -1579,38 +1579,35 @@ def test_a_dataset_loaded_or_a_load_that_went_fine_is_not_the_loading_phase(said
     assert said in dev_text()
 
 
-def test_a_module_moved_to_the_gpu_in_a_traceback_is_the_load() -> None:
+#: Tracebacks of development records that ran out while the weights were moved to the card, before any step:
+#: l294265421/alpaca-rlhf#6 (Module.to() moving the weights) and deepspeedai/DeepSpeed#2497 (ZeRO-3 with offload,
+#: in engine.py's _configure_distributed_model; its thread: loading).
+MOVED_TO_THE_CARD = {
+    "module_to": [
+        'File "/opt/conda/envs/mplug_owl/lib/python3.10/site-packages/torch/nn/modules/module.py", line 987, '
+        "in convert",
+        "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)",
+    ],
+    "deepspeed_engine": [
+        'File "/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py", line 1056, in _configure_distributed_model',
+        "    self.module.to(self.device)",
+    ],
+}
+
+
+@pytest.mark.parametrize("frames", MOVED_TO_THE_CARD.values(), ids=list(MOVED_TO_THE_CARD))
+def test_weights_moved_to_the_card_in_a_traceback_is_the_load(frames: list[str]) -> None:
     from triage.ingest.phase import phase_from_frames
 
-    # l294265421/alpaca-rlhf#6, a development record: Module.to() moving the weights ran out
-    frames = [
-        (
-            1,
-            'File "/opt/conda/envs/mplug_owl/lib/python3.10/site-packages/torch/nn/modules/module.py", line 987, '
-            "in convert",
-        ),
-        (2, "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)"),
-    ]
-    found = phase_from_frames(frames)
+    found = phase_from_frames(list(enumerate(frames, 1)))
     assert found is not None and found.raw == "loading"
 
 
-def test_deepspeed_moving_the_model_to_its_card_while_it_is_set_up_is_the_load() -> None:
+def test_deepspeed_s_code_line_alone_is_the_load() -> None:
     from triage.ingest.phase import phase_from_frames
 
-    # deepspeedai/DeepSpeed#2497, a development record: ZeRO-3 with offload ran out in engine.py's
-    # _configure_distributed_model, "self.module.to(self.device)", before any step (its thread: loading)
-    frames = [
-        (
-            1,
-            'File "/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py", line 1056, in '
-            "_configure_distributed_model",
-        ),
-        (2, "    self.module.to(self.device)"),
-    ]
-    found = phase_from_frames(frames)
+    found = phase_from_frames([(1, MOVED_TO_THE_CARD["deepspeed_engine"][1])])  # as DeepSpeed#2497 pasted it
     assert found is not None and found.raw == "loading"
-    assert phase_from_frames(frames[1:]) is not None  # the code line alone, as pasted in that report
 
 
 def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
