@@ -1610,6 +1610,53 @@ def test_deepspeed_s_code_line_alone_is_the_load() -> None:
     assert found is not None and found.raw == "loading"
 
 
+#: Tracebacks cut before the step's own frames: only the training loop shows. huggingface/peft#1613 pasted its head and
+#: "[traceback trimmed]" (its thread: training, at step 0); the others are the frames such a head shows in
+#: transformers' Trainer and PyTorch Lightning.
+TRAINING_LOOP_ONLY = {
+    "peft_1613": [
+        'File "/home/<redacted>/Workspace2/<redacted>/LLM-Pruner/post_training.py", line 262, in <module>',
+        "    main(args)",
+        "    trainer.train(resume_from_checkpoint=args.resume_from_checkpoint)",
+    ],
+    "inner_loop": [
+        'File "/usr/local/lib/python3.10/dist-packages/transformers/trainer.py", line 1859, in train',
+        "    return inner_training_loop(",
+    ],
+    "lightning": ['File "train.py", line 88, in main', "    trainer.fit(model, datamodule=dm)"],
+}
+
+
+@pytest.mark.parametrize("frames", TRAINING_LOOP_ONLY.values(), ids=list(TRAINING_LOOP_ONLY))
+def test_a_traceback_cut_at_the_training_loop_is_training(frames: list[str]) -> None:
+    from triage.ingest.phase import phase_from_frames
+
+    found = phase_from_frames(list(enumerate(frames, 1)))
+    assert found is not None and found.raw == "training"
+
+
+def test_the_step_s_own_frames_beat_the_training_loop() -> None:
+    from triage.ingest.phase import phase_from_frames
+
+    frames = [
+        *TRAINING_LOOP_ONLY["inner_loop"],
+        'File "/usr/local/lib/python3.10/dist-packages/transformers/trainer.py", line 3349, in _save_checkpoint',
+    ]
+    found = phase_from_frames(list(enumerate(frames, 1)))
+    assert found is not None and found.raw == "saving"
+
+
+def test_the_peft_1613_head_reads_as_training_at_step_0() -> None:
+    from triage import api
+
+    said = "is out of GPU memory,but the v0.3.0"
+    bar = "0%|          | 0/1554 [00:00<?, ?it/s]Traceback (most recent call last):"
+    text = "\n".join([said, "```", bar, *(f"  {line}" for line in TRAINING_LOOP_ONLY["peft_1613"]), "```"])
+    got = {f.name: f.value for f in api.read(api.knowledge(), symptoms=[text]).facts}
+    assert got.get("phase") == "training" and got.get("oom_step") == 0
+    assert all(part in dev_text() for part in (said, bar, TRAINING_LOOP_ONLY["peft_1613"][2].strip()))
+
+
 def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
     dev = dev_text()
     for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():

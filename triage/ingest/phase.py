@@ -69,6 +69,15 @@ PHASE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("forward", re.compile(r"\bforward\b|\b_call_impl\b|\b_wrapped_call_impl\b|\bcompute_loss\b|\btraining_step\b")),
+    # the training loop itself, in a traceback cut before the step's own frames (a pasted head, "[... trimmed]"):
+    # during training, not which part of the step
+    (
+        "training",
+        re.compile(
+            r"\btrainer\.train\(|\b_inner_training_loop\b|\binner_training_loop\(|\btrain_batch\b|\btrainer\.fit\("
+            r'|trainer\.py", line \d+, in train\b'
+        ),
+    ),
 )
 
 #: transformers' loading bar at its end ("Loading checkpoint shards: 100%|...| 4/4" in 4.x, "Loading weights: 100%|...|
