@@ -1657,6 +1657,48 @@ def test_the_peft_1613_head_reads_as_training_at_step_0() -> None:
     assert all(part in dev_text() for part in (said, bar, TRAINING_LOOP_ONLY["peft_1613"][2].strip()))
 
 
+def _read(text: str) -> dict[str, object]:
+    from triage import api
+
+    return {f.name: f.value for f in api.read(api.knowledge(), symptoms=[text]).facts}
+
+
+#: DeepSpeed-Chat's pipeline stages are not training steps: deepspeedai/DeepSpeed#3208 and
+#: deepspeedai/DeepSpeedExamples#432 printed them before their OOM (their threads: the OOM came in the first step's
+#: training or while loading, not after a step).
+PIPELINE_STAGES = (
+    "---=== Running Step 1 ===---",
+    "---=== Finished Step 1 in 0:00:09 ===---",
+    "RuntimeError: Step 1 model has not been trained. Train it with:",
+    "python3 train.py --step 1 --actor-model 1.3b",
+)
+
+
+@pytest.mark.parametrize("line", PIPELINE_STAGES)
+def test_a_pipeline_stage_is_not_a_training_step(line: str) -> None:
+    got = _read(f"{line}\ntorch.cuda.OutOfMemoryError: CUDA out of memory.")
+    assert "oom_step" not in got and "trained_before_oom" not in got
+    assert line in dev_text()
+
+
+@pytest.mark.parametrize(
+    ("said", "step"),
+    [
+        ("OOM during backward on step 1.", 0),  # a person counts the steps from one: the first step
+        ("it runs out of memory at step 1", 0),
+        ("第1步就OOM了", 0),
+        ("CUDA out of memory. Tried to allocate 2.00 GiB at step 0", 0),
+        ("OOM at step 1500", 1500),
+        ("第3步OOM", 3),
+        ("Step 35/1000 loss 1.2\ntorch.cuda.OutOfMemoryError: CUDA out of memory.", 35),  # a logged step: as it is
+    ],
+)
+def test_the_step_a_person_names_is_counted_from_one(said: str, step: int) -> None:
+    got = _read(said)
+    assert got.get("oom_step") == step
+    assert got.get("trained_before_oom") is not (step == 0)
+
+
 def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
     dev = dev_text()
     for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():

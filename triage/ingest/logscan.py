@@ -103,10 +103,15 @@ _FRAME = re.compile(
 
 TQDM = re.compile(r"(\d{1,3})%\|[^|]*\|\s*(\d+)/(\d+)\s*\[")
 STEP = re.compile(
-    # not DeepSpeed-Chat's pipeline stage: "RuntimeError: Step 1 exited with non-zero status 1"
-    r"\b(?:global[_ ])?[Ss]tep\b\s*+[:=#]?\s*+(\d++)(?:\s*+/\s*+(\d+))?(?!\s*+exited\b)|"
+    # not DeepSpeed-Chat's pipeline stage ("RuntimeError: Step 1 exited with non-zero status 1", "---=== Running Step 1
+    # ===---", "Finished Step 1 in 0:00:09", "Step 1 model has not been trained", "train.py --step 1")
+    r"(?<!-)(?<![Rr]unning\s)(?<![Ff]inished\s)"
+    r"\b(?:global[_ ])?[Ss]tep\b\s*+[:=#]?\s*+(\d++)(?:\s*+/\s*+(\d+))?"
+    r"(?!\s*+exited\b|\s++model\b|\s++in\s++\d|\s*+===)|"
     r"\bSTEP\s*+[:=]?\s*+(\d+)|第\s*+(\d+)\s*+步"
 )
+#: Right before a step's number, the words of a person naming the step it failed at ("OOM at step 1").
+_AT_OR_ON = re.compile(r"\b(?:at|on)\s+(?:the\s+)?$", re.IGNORECASE)
 _SIZE = r"([0-9]+(?:\.[0-9]+)?)"
 MEMORY = (
     re.compile(r"'memory/([\w.]+)\((gib|mib|gb|mb)\)'\s*+:\s*+" + _SIZE, re.IGNORECASE),
@@ -410,6 +415,9 @@ class LogScanner:
         if not m:
             return
         n = m.group(1) or m.group(3) or m.group(4)
+        said = m.group(4) or (m.group(1) if _AT_OR_ON.search(line.text, 0, m.start()) else None)
+        if said == "1":
+            n = "0"  # "第1步", "it fails at step 1": a person counts from one; oom_step counts the steps done
         total = int(m.group(2)) if m.group(2) else None
         self._steps.append(Progress(line.number, "step", int(n), total, line.text))
         self._progress_lines.append((line.number, line.text))

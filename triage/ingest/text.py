@@ -565,6 +565,16 @@ def _first_step(m: re.Match[str]) -> list[tuple[str, object]]:
     return [("oom_step", 0)]
 
 
+def _step_named(m: re.Match[str]) -> list[tuple[str, object]]:
+    """The step a report names ("at step 1500", "after 300 steps", "第2步"). A person names the step it failed at
+    counting from one, so "at step 1" and "第1步" are the first step (``oom_step`` counts the steps done: 0); a count
+    of steps done ("after 300 steps") and a bare "step N" (a logged line) are taken as they are."""
+    named = {k: v for k, v in m.groupdict().items() if v is not None}
+    if named.get("n") == "1":
+        return [("oom_step", 0)]
+    return [("oom_step", named.get("n") or named.get("a") or named.get("r") or named.get("s"))]
+
+
 def _ordinal_step(m: re.Match[str]) -> list[tuple[str, object]]:
     """A later step said by its ordinal ("on the 3rd step", "第二个batch"): the run trained before it failed."""
     word = (m.group("o") or m.group("z")).lower()
@@ -1348,7 +1358,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     (r"\bwindows\b", _simple("os", "windows")),
     (r"\b(?:ubuntu|linux|centos|debian)\b", _simple("os", "linux")),
     (r"\bmac ?os\b|\bmacbook\b|\bapple m[1-4]\b", _simple("os", "macos")),
-    (r"第\s*(?P<n>\d+)\s*(?:个)?\s*(?:step|步)", _simple("oom_step")),
+    (r"第\s*(?P<n>\d+)\s*(?:个)?\s*(?:step|步)", _step_named),
     # "训练了3000步之后OOM", "跑了大概500个step以后爆显存"
     (
         r"(?:训练|跑|运行|迭代)了?\s*(?:大概|大约|约|差不多|将近)?\s*(?P<n>\d+)\s*(?:个)?\s*(?:steps?|步|次迭代|iter(?:ation)?s?)"
@@ -1363,9 +1373,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         # "it runs for 200 steps then OOMs", "trained fine for about 1500 iterations"
         r"\b(?:runs?|ran|trains?|trained|goes|went)\s+(?:fine\s+|ok\s+|well\s+)?for\s+"
         r"(?:~\s*|(?:about|around|approximately|roughly|some|nearly|almost|over)\s+)?(?P<r>\d+)\s+(?:steps|iterations|iters)\b|"
-        # not a pipeline's stage: DeepSpeed-Chat's "RuntimeError: Step 1 exited with non-zero status 1"
-        r"\bstep\s+(?P<s>\d+)\b(?!\s+(?:exited|failed\s+with\s+(?:exit|non-zero)|of\s+the\s+(?:pipeline|readme|tutorial)))",
-        lambda m: [("oom_step", m.group("n") or m.group("a") or m.group("r") or m.group("s"))],
+        # not a pipeline's stage: DeepSpeed-Chat's "RuntimeError: Step 1 exited with non-zero status 1", "---=== Running
+        # Step 1 ===---", "Step 1 model has not been trained", "train.py --step 1"
+        r"(?<!-)(?<!running\s)(?<!finished\s)\bstep\s+(?P<s>\d+)\b"
+        r"(?!\s+(?:exited|failed\s+with\s+(?:exit|non-zero)|of\s+the\s+(?:pipeline|readme|tutorial)|model\b|in\s+\d|===))",
+        _step_named,
     ),
     (
         r"\b(?:the\s+)?(?:very\s+)?first\s+(?:training\s+)?step\b|第一步|一开始(?:训练)?就|"
