@@ -1699,6 +1699,16 @@ def test_the_step_a_person_names_is_counted_from_one(said: str, step: int) -> No
     assert got.get("trained_before_oom") is not (step == 0)
 
 
+def test_a_batch_or_iteration_named_as_where_it_failed_is_a_step_not_a_batch_size() -> None:
+    # NVIDIA-NeMo/Megatron-Bridge#3706 (development): "OOMs at iteration 3 in `optimizer.step"
+    said = "(a 68B-param run on 8×H100) OOMs at iteration 3 in `optimizer.step"
+    assert said in dev_text()
+    assert _read(said).get("oom_step") == 3
+    got = _read("CUDA out of memory at batch 1000 of the first epoch, every time")
+    assert got.get("oom_step") == 1000 and "batch_size" not in got
+    assert _read("batch 16 works, batch 32 OOMs").get("batch_size") == 32
+
+
 def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
     dev = dev_text()
     for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():

@@ -711,9 +711,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         + r"[\"']?(?P<n>\d+)\b",
         _simple("batch_size"),
     ),
-    # "batch 4", "a batch of 8" (but not "batch 4/100" or "batch 4 of 100", which count batches)
+    # "batch 4", "a batch of 8" (but not "batch 4/100" or "batch 4 of 100", which count batches, nor "at batch 1000",
+    # "after batch 1000", which name one)
     (
         r"(?<![\w-])(?<!eval )(?<!eval_)(?<!global )(?<!total )(?<!effective )(?<!num )(?<!number of )"
+        r"(?<!\bat )(?<!\bon )(?<!\bafter )(?<!\buntil )"
         r"(?:per[ _-]device[ _-])?(?:micro[ _-]?)?batch(?![ _-]?(?:size|es))"
         + _SEP
         + r"(?P<n>\d+)\b(?!\s*(?:/|of\b|steps?\b|it\b|batches\b))",
@@ -1367,7 +1369,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (
         # a count said roughly: "at step ~1500", "after about 300 steps", "after around 2000 training steps"
-        r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?step\s*#?\s*~?\s*(?P<n>\d+)\b|"
+        r"\b(?:at|on|around|by|reach(?:es|ed)?|until)\s+(?:the\s+)?(?:training\s+)?(?:step|batch|iteration)\s*#?\s*~?\s*"
+        r"(?P<n>\d+)\b(?!\s*(?:/|of\s+\d))|"
         r"\bafter\s+(?:~\s*|(?:about|around|approximately|roughly|some|nearly|almost|over|more\s+than)\s+)?"
         r"(?P<a>\d+)\s+(?:training\s+)?(?:steps|iterations|iters)\b|"
         # "it runs for 200 steps then OOMs", "trained fine for about 1500 iterations"
