@@ -1709,6 +1709,15 @@ def test_a_batch_or_iteration_named_as_where_it_failed_is_a_step_not_a_batch_siz
     assert _read("batch 16 works, batch 32 OOMs").get("batch_size") == 32
 
 
+def test_a_hyphenated_gpu_count_is_read() -> None:
+    # PrimeIntellect-ai/verifiers#31 (development): the single card is what worked, the 8-GPU run is what failed
+    said = "It is possible to load QwQ-32b on a single card, but when using verifiers to start 8-gpu training, it will "
+    assert said in dev_text()
+    assert facts(said + "OOM").get("gpu_count") == 8
+    assert facts("an 8-GPU node runs out of memory").get("gpu_count") == 8
+    assert "gpu_count" not in facts("multi-gpu training OOM with A100-80GB cards")
+
+
 def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
     dev = dev_text()
     for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():

@@ -868,6 +868,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"|(?:" + _GPU_NAMES + r")(?:\s*[-_ (]?\s*\d{2,3}\s*GB?\)?)?\s*[x×*]\s*(?P<n3>\d{1,3})(?![0-9a-wyz_]|\.\d)"
         r"|(?<![\w.\-=])(?<!=\s)(?P<n1>\d{1,3}|one|two|three|four|five|six|seven|eight|single|dual)(?!\s*(?:g|gb|gib|m|mb|mib)\b)\s+"
         r"(?:(?!(?:on|one|two|with|per|of|in|for|and|the|a|an|my|each|every)\b)[\w-]+\s+){0,2}(?:gpus|gpu|cards|card)\b"
+        # hyphenated before what it counts: "start 8-gpu training" (verifiers#31), "an 8-GPU node"
+        r"|(?<![\w.\-=])(?P<n7>\d{1,3})-(?:gpus?|cards?)\b"
         # (not a comparison: "显存和单卡一样大", "比单卡还多")
         r"|(?:(?<![\w.\-])(?P<n2>\d{1,3})|(?<![简清订账名菜和跟与比同])(?P<n2c>[单双两二三四五六七八]))(?!\d)\s*"
         r"(?:(?:张|块|个|台)\s*(?:\d{1,3}\s*G[B]?\s*(?:显存)?\s*(?:的)?\s*)?)?(?:卡|显卡|gpu)"
@@ -1528,7 +1530,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Extract], ...] = tuple((re.compile(p, _I)
 
 
 def _gpus_any(m: re.Match[str]) -> list[tuple[str, object]]:
-    raw = next((m.group(g) for g in ("n", "n1", "n2", "n2c", "n3", "n4", "n5", "n6", "n8") if m.group(g)), None)
+    raw = next((m.group(g) for g in ("n", "n1", "n2", "n2c", "n3", "n4", "n5", "n6", "n7", "n8") if m.group(g)), None)
     if (
         raw is None
         or (m.group("n5") and int(m.group("m5")) not in _GPU_MEMORY_SIZES)
