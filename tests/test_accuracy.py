@@ -91,6 +91,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: against a failure while generating, after training for a while or with growth, or on one GPU; GPU-side causes
 #: against a host-RAM kill) and two growth phrasings, chosen on development only: development 0.543 / 0.736 ->
 #: 0.543 / 0.739, held-out 0.449 / 0.647 -> 0.450 / 0.642 (body-only 0.40 / 0.61 and 0.48 / 0.68). Floors unchanged.
+#: Thirty-ninth session (2026-12-07), no new records, mechanism checks and readings chosen on development only (weights
+#: that fit when a smaller batch made the run work or when it fails while merging; ZeRO-3 states after training for a
+#: while; the step a person names counted from one; DeepSpeed-Chat's pipeline stages; a traceback cut at the training
+#: loop; "8-gpu"): development 0.543 / 0.739 -> 0.546 / 0.739, held-out 0.450 / 0.642 -> 0.450 / 0.643 (body-only
+#: 0.40 / 0.61 and 0.49 / 0.68). Floors unchanged.
 FLOORS = {
     ("heldout", "top3"): 0.63,
     ("heldout", "top1"): 0.44,
