@@ -1718,6 +1718,16 @@ def test_a_hyphenated_gpu_count_is_read() -> None:
     assert "gpu_count" not in facts("multi-gpu training OOM with A100-80GB cards")
 
 
+def test_two_kinds_of_cards_are_counted_together() -> None:
+    # AnswerDotAI/fsdp_qlora#25 (development; its thread: two GPUs)
+    said = "I have 1x3090 and 1x4090 and I'm trying to follow the instructions in README.md to fine tune using HQQ"
+    assert said in dev_text()
+    assert facts(said + " but running into OOM error").get("gpu_count") == 2
+    assert facts("2 x A100 + 2 x A6000, CUDA out of memory").get("gpu_count") == 4
+    assert facts("一台机器两张3090加一张4090，训练时OOM").get("gpu_count") == 3
+    assert facts("4xA100 OOM").get("gpu_count") == 4
+
+
 def test_the_phase_and_launcher_phrases_come_from_the_development_split() -> None:
     dev = dev_text()
     for said in PHASE_AND_LAUNCH_DEV_PHRASES.values():

@@ -858,6 +858,20 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # (also after an organisation: "google/flan-t5-large", "BAAI/bge-reranker-large", "microsoft/Florence-2-large")
     (r"(?:(?<=/)|(?<![\w/.-]))(?P<s>" + _SMALL_NAMES + r")(?![\w.])", _small_model),
+    # two kinds of cards in one machine, counted together: "1x3090 and 1x4090" (fsdp_qlora#25), "2 x A100 + 2 x A6000",
+    # "两张3090加一张4090"
+    (
+        r"(?<![\w.\-=])(?P<a>\d{1,2})\s*[x×*]\s*(?:(?:nvidia|tesla|geforce|quadro)\s+)?(?:(?:rtx|gtx)\s+)?(?:"
+        + _GPU_NAMES
+        + r")"
+        r"(?:\s*\d{2,3}\s*G[B]?)?\s*(?:and|\+|&|加|和)\s*(?P<b>\d{1,2})\s*[x×*]\s*"
+        r"(?:(?:nvidia|tesla|geforce|quadro)\s+)?(?:(?:rtx|gtx)\s+)?(?:" + _GPU_NAMES + r")|"
+        r"(?P<za>[一两二三四]|\d)\s*(?:张|块)\s*(?:(?:rtx|gtx)\s*)?(?:" + _GPU_NAMES + r")\s*(?:加|和|\+|与)\s*"
+        r"(?P<zb>[一两二三四]|\d)\s*(?:张|块)\s*(?:(?:rtx|gtx)\s*)?(?:" + _GPU_NAMES + r")",
+        lambda m: [
+            ("gpu_count", (_count(m.group("a") or m.group("za")) or 0) + (_count(m.group("b") or m.group("zb")) or 0))
+        ],
+    ),
     # how many GPUs: "4xA100s", "8 * A100 80GB", "4 x 4090 cards", "A100 40G*8", "2 GPUs", "两张3090", "8卡" (not
     # the model number of "8 A-100 GPUs", ColossalAI#2246);
     # a count is never read out of a model number ("two Tesla T4 GPUs" is 2, not 4), nor out of a setting's
