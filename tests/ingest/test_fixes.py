@@ -18,6 +18,7 @@ def end_of(line: str, term: str) -> int:
         ("it works once I pass torch_dtype=torch.float16", "torch.float16", True),
         ("if I use an A100, it works fine", "A100", True),
         ("batch size 改成1就可以了", "改成1", True),
+        ("with batch size 1 it trains fine", "batch size 1", True),
         ("改成 zero3，还是 OOM", "zero3", False),  # the change did not help
         ("I train with batch size 8 and get OOM", "batch size 8", False),
     ],

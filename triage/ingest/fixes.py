@@ -15,7 +15,7 @@ _I = re.IGNORECASE | re.ASCII
 
 _FIX = re.compile(
     r"\b(?:fixe[sd]|solve[sd]|resolve[sd]|works?\s+(?:now|fine|perfectly|as\s+expected)|it\s+(?:runs(?!\s+out\b)|works|fits)|"
-    r"runs\s+(?:fine|perfectly|without\s+(?:oom|errors?|issues?|problems?))|no\s+longer\s+oom|(?:is|was)\s+working\s+(?:fine|well|again)|"
+    r"(?:runs|trains)\s+(?:fine|perfectly|without\s+(?:oom|errors?|issues?|problems?))|no\s+longer\s+oom|(?:is|was)\s+working\s+(?:fine|well|again)|"
     r"(?:start(?:s|ed)?|began)\s+(?:to\s+work|working)|(?:has|had|have)\s+no\s+(?:problems?|issues?|oom)|"
     r"made\s+it\s+(?:fit|work|run)|(?:it|training)\s+(?:now\s+)?(?:fits|runs(?!\s+out\b)|works))\b|"
     r"就好了|(?:之后|以后)(?:就)?好了|解决了|(?<![还会])不爆了|就可以了|能跑了|可以跑了|跑通了|跑起来了|就能跑|就正常了|就没(?:有)?问题了?|就不会(?:出现|再|报|爆|oom)|"
