@@ -2623,3 +2623,25 @@ def test_the_save_and_growth_phrases_come_from_the_development_split() -> None:
     """Guard: the reports quoted above are development records (the held-out split stays unread)."""
     for said in ("Training works fine but checkpointing OOMs out", "there would be 30mb of gpu memory which could not"):
         assert said in dev_text()
+
+
+def test_a_version_switch_with_cards_later_on_the_line_is_an_upgrade() -> None:
+    """ms-swift#7986 (development): the cards named later on the line are where it runs, not what it switched to."""
+    said = (
+        "I recently switched from version 3.10.3 to version 3.12.3, and I started getting OOM errors using DeepSpeed "
+        "Stage 3 on GRPO runs (colocate mode) on a full node of 4 H100s."
+    )
+    assert said in dev_text()
+    read = facts(said)
+    assert read["last_change"] == "library_upgrade"
+    assert read["gpu_count"] == 4
+    # the card named right after "to" is still the card switched to
+    assert facts("when I moved from an A100 to a 4090 it OOMs")["last_change"] == "gpus_or_launch"
+
+
+def test_a_version_in_backticks_after_to_is_the_version_changed_to() -> None:
+    """stanford_alpaca#278 (development): "change the transformers version to `4.28.1`, I can run" is the fix."""
+    said = "Then I change the transformers version to `4.28.1`, I can run train the alpaca"
+    assert said in dev_text()
+    assert facts(said + ".")["resolved_by"] == "transformers_version"
+    assert facts("I upgraded transformers to `4.38.2` and now it OOMs")["transformers_version"] == "4.38.2"

@@ -531,6 +531,10 @@ _SWITCHED = re.compile(
 )
 
 
+#: How far after a switch's "to" the card switched to is named ("moved from an A100 to a single RTX 4090").
+_SWITCH_REACH = 40
+
+
 def _data_changed(m: re.Match[str]) -> list[tuple[str, object]]:
     """The data changed since the run last worked, when the line says the run with it failed ("It runs out of memory
     when I use a larger dataset"), not that it worked ("it works with a different dataset")."""
@@ -779,10 +783,11 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     (r"(?<![\w.])(?:" + "|".join(_LORA_MODULES) + r")(?![\w.])", _in_lora_context(_modules)),
     (
-        # an upgrade or downgrade names the version the run has now: "transformers from 4.37.2 to 4.38.2"
+        # an upgrade or downgrade names the version the run has now: "transformers from 4.37.2 to 4.38.2", "change the
+        # transformers version to `4.28.1`" (stanford_alpaca#278)
         r"(?P<pkg>transformers|pytorch|torch|peft|trl|accelerate|bitsandbytes|bnb|deepspeed|flash[-_ ]?attn|"
         r"flash[-_ ]attention)\s*(?:version|版本)?\s*(?:(?:from\s+)?v?\d+(?:\.\d+)+\s*)?(?:to|->|→|升级到|降级到|到)\s*"
-        r"v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
+        r"[`'\"]?v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:post|dev|rc)\d+)?)",
         _version,
     ),
     (
@@ -2410,8 +2415,14 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
             put(model, number, said_model)
         for m in _NODES.finditer(line):
             put(_node_gpus(m), number, m.group(0))  # before the cards named alone: "8机*8卡A100" is 64
-        # "when I moved from an A100 to a 4090 it OOMs": the card moved to is the run's
-        to_card = line[switched.end() :] if switched and mentions(line[switched.end() :]) else line
+        # "when I moved from an A100 to a 4090 it OOMs": the card moved to is the run's. It is named where the switch
+        # goes to, not anywhere later on the line ("switched from version 3.10.3 to version 3.12.3, and I started getting
+        # OOM ... on a full node of 4 H100s" is an upgrade: ms-swift#7986)
+        to_card = (
+            line[switched.end() :]
+            if switched and mentions(line[switched.end() : switched.end() + _SWITCH_REACH])
+            else line
+        )
         if switched and to_card is not line and FAILED.search(line):
             put([("last_change", "gpus_or_launch")], number, switched.group(0))
         _gpu_names(to_card, number, put)
