@@ -2645,3 +2645,47 @@ def test_a_version_in_backticks_after_to_is_the_version_changed_to() -> None:
     assert said in dev_text()
     assert facts(said + ".")["resolved_by"] == "transformers_version"
     assert facts("I upgraded transformers to `4.38.2` and now it OOMs")["transformers_version"] == "4.38.2"
+
+
+@pytest.mark.parametrize(
+    ("said", "want"),
+    [
+        # lich99/ChatGLM-finetune-LoRA#3 (development): training went over the card's memory
+        ("训练超显存", {"phase": "training", "error_kind": "cuda_oom"}),
+        # GPT2-Chinese#96 (development): the card's memory said as the GPU's 内存, after some hundred steps
+        (
+            "怎么老是报gpu内存溢出。训练几百步后就报。",
+            {"phase": "training", "error_kind": "cuda_oom", "trained_before_oom": True},
+        ),
+        # slime#1951 (development): a range of steps trained, then the OOM
+        (
+            "在4卡H200上进行训练，20~50步训练后出现",
+            {"phase": "training", "trained_before_oom": True},
+        ),
+        ("推理超显存", {"phase": "generation", "error_kind": "cuda_oom"}),
+    ],
+)
+def test_chinese_ways_to_say_training_ran_over_the_card(said: str, want: dict[str, object]) -> None:
+    read = facts(said)
+    assert {k: read.get(k) for k in want} == want
+
+
+@pytest.mark.parametrize(
+    ("said", "phase"),
+    [
+        ("训练后保存模型时OOM", "saving"),  # after training: the save, not a step count
+        ("训练完成后合并时显存不足", "merging"),
+    ],
+)
+def test_after_training_without_a_step_count_is_not_training(said: str, phase: str) -> None:
+    assert facts(said).get("phase") == phase
+
+
+def test_zero_steps_trained_is_not_a_run_that_trained() -> None:
+    assert "trained_before_oom" not in facts("0步训练后就OOM")
+
+
+def test_the_chinese_overflow_phrases_come_from_the_development_split() -> None:
+    """Guard: the reports quoted above are development records (the held-out split stays unread)."""
+    for said in ("训练超显存", "怎么老是报gpu内存溢出。训练几百步后就报。", "在4卡H200上进行训练，20~50步训练后出现"):
+        assert said in dev_text()

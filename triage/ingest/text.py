@@ -1110,7 +1110,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # the card's memory ran out, said in words: "爆显存", "显存不足", "ran out of VRAM"
     (
-        r"(?:爆显存|显存\s*(?:不足|不够|溢出|爆了|炸了|爆掉|oom|超了|用完))(?![^，。,；;\n]{0,6}[吗么？?])|"
+        r"(?:爆显存|显存\s*(?:不足|不够|溢出|爆了|炸了|爆掉|oom|超了|用完)|超出?显存|(?:gpu|显卡)\s*(?:的)?\s*内存\s*(?:不足|不够|溢出|爆))"
+        r"(?![^，。,；;\n]{0,6}[吗么？?])|"
         r"\b(?:ran|runs?|running)\s+out\s+of\s+(?:vram|gpu\s+(?:memory|ram))\b|\b(?:gpu|vram)\s+(?:oom|out\s+of\s+memory)\b|"
         # CUDA's own words in prose: "I still got CUDA Out of memory", "Running CUDA OOM with PPO", "cuda out of memory 大神"
         r"\bcuda\s*(?:oom|out[\s_-]*of[\s_-]*memory)\b",
@@ -1121,6 +1122,8 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
         r"(?:训练|微调|跑)(?:了)?\s*(?:一会|一会儿|一段时间|几个小时|几小时|半天|好几个小时|几个epoch|几轮)(?:后|之后|以后)?|"
         r"(?:训练|微调|跑)(?:了)?\s*(?:十几|几十|二十几|好几|\d+)\s*个?\s*(?:小时|天|epochs?|轮)|"
         r"(?:跑|训练)了\s*(?:不到|大概|约)?\s*\d+\s*个?\s*(?:steps?|步|epochs?|轮)|"
+        # "20~50步训练后出现OOM" (slime#1951): some steps trained, then the failure
+        r"(?<![\d.])(?!0\s*(?:个)?\s*(?:steps?|步))\d{1,7}\s*(?:[~～\-到]\s*\d{1,7}\s*)?(?:个)?\s*(?:steps?|步)\s*训练\s*(?:之?后|以后)|"
         r"(?:跑|训练)(?:到|了)(?:一半|中途)|训练(?:中途|过程中)(?:突然)?|"
         r"(?:跑|训|训练)(?:到|了)\s*(?:第)?\s*\d+\+?\s*(?:个)?\s*(?:samples?|steps?|步|条|个?样本|epochs?|轮|小时|分钟|天)|"
         r"(?:跑|训|训练)到\s*\d{1,2}\s*%|\b\d{1,2}\s*%\s+(?:of|through|into)\s+(?:the\s+)?(?:first\s+)?(?:epoch|training|run)\b|"
@@ -1987,7 +1990,10 @@ _ONE_CARD_WORKED = re.compile(
 #: A count of one said in words ("单卡", "single GPU"), which a later count of several cards replaces.
 _ONE_CARD_WORDS = re.compile(r"单|一张|一块|\bsingle\b|\bone\b|\b1\s*(?:x|\*|gpu|card)", _I)
 #: The card's memory ran out, said in words: "显存不够", "爆显存", "GPU memory is not enough".
-_GPU_RAN_OUT = re.compile(r"显存(?:不够|不足|溢出|爆|oom)|爆显存|显存\s*(?:out of memory|oom)", _I)
+_GPU_RAN_OUT = re.compile(
+    r"显存(?:不够|不足|溢出|爆|oom)|爆显存|显存\s*(?:out of memory|oom)|超出?显存|(?:gpu|显卡)\s*(?:的)?\s*内存\s*(?:不足|不够|溢出|爆)",
+    _I,
+)
 #: The card's memory spoken of, not as what is left over ("显存够，但是内存不足": then the 内存 that ran out is the host's).
 _CARD_MEMORY_SAID = re.compile(
     r"显存(?!\s*(?:是|也|都|倒是?|还)?\s*(?:够|足够|充足|充裕|没满|有余|还有|还剩|没问题|没有?爆|没有?满|空闲|绰绰))"
