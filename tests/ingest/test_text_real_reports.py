@@ -1981,6 +1981,8 @@ def test_a_setting_passed_when_loading_is_not_the_loading_phase_unless_the_failu
         ("with a v100 gpu", 1),  # one card, never 100 of them
         ("I have a 3090 and a 4090", None),  # two cards named: no single one
         ("I don't have a 4090", None),
+        # several cards said without a count: the article names the kind of card, not how many
+        ("I am doing multi-gpu training on an A100 node and it OOMs", None),
     ],
 )
 def test_one_card_named_with_an_article_is_one_gpu(said: str, count: int | None) -> None:

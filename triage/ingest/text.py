@@ -2686,7 +2686,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put([(name, failing)], number, f"{good} worked, {failing} fails")
     if worked_before is not None and "last_change" not in out:
         put([("last_change", "worked_before")], *worked_before, "it worked before; what changed since is not said")
-    if "gpu_count" not in out and len(cards_named) == 1 and not several_cards:
+    # not when the text says several cards ("multi-gpu training on an A100 node", "多卡训练，用的是一张A100的机器"): the
+    # article names the kind of card, not how many
+    if "gpu_count" not in out and len(cards_named) == 1 and not several_cards and not multi_card:
         put([("gpu_count", 1)], *cards_named[0], "one card named (an article or 'my' before it)")
     _per_card(out)
     fixed.pop("resolved_by", None)
