@@ -395,3 +395,14 @@ def test_the_only_value_that_fits_is_what_made_it_work_not_the_failing_runs_sett
     assert _facts("per_device_train_batch_size 4\nI can only use batch size 1")["batch_size"] == 4
     assert "resolved_by" not in _facts("只能用2张卡训练")
     assert "resolved_by" not in _facts("batch size不能只能设1")
+
+
+def test_the_cards_switched_from_are_not_the_runs():
+    """A card switch names two sets of cards: the run is on the ones switched to."""
+    for said, count, name in (
+        ("I switched from 2 A100s to a single RTX 4090 and now training runs out of memory", 1, "RTX 4090"),
+        ("moved from 8 V100s to 2 A100s and it OOMs", 2, "A100"),
+        ("从两张3090换成一张4090之后就爆显存了", 1, "RTX 4090"),
+    ):
+        read = facts(said)
+        assert (read.get("gpu_count"), read.get("gpu_name"), read.get("last_change")) == (count, name, "gpus_or_launch")

@@ -531,6 +531,8 @@ _SWITCHED = re.compile(
 )
 
 
+#: What a line says of the cards: the ones a run switched away from say none of it about the run.
+_CARD_FACTS = frozenset({"gpu_count", "gpu_name", "gpu_memory_bytes", "compute_capability"})
 #: How far after a switch's "to" the card switched to is named ("moved from an A100 to a single RTX 4090").
 _SWITCH_REACH = 40
 
@@ -2552,6 +2554,9 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = [(name, value) for name, value in pairs if name not in _SETTINGS and name != "distributed"]
                 if one_worked is not None:
                     pairs = [(name, value) for name, value in pairs if (name, value) != ("gpu_count", 1)]
+                if to_card is not line and switched is not None and m.start() < switched.end():
+                    # "switched from 2 A100s to a single RTX 4090": the cards switched from are not the run's
+                    pairs = [(name, value) for name, value in pairs if name not in _CARD_FACTS]
                 if only and pairs:
                     pairs = _outside_only(pairs, m.start(), only)
                 # what happened to the run ("还是爆显存") is never what fixed it
