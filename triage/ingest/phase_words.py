@@ -19,11 +19,14 @@ _I = re.IGNORECASE | re.ASCII
 #: Up to N characters of one sentence that name no other phase and do not say it went fine, for the
 #: Chinese "<phase> ... <ran out>" readings ("推理长视频（>5min）总是报OOM", "微调13B 模型，显存爆了").
 _ZH_GAP = r"(?:(?!推理|生成|评估|评测|验证|训|微调|sft|加载|保存|合并|导出|没问题|没有问题|正常|可以|完|后|前)[^。；;\n]){0,%d}?"
+#: The card's memory going over in words that do not say 显存 ran out: "训练超显存", the GPU's 内存 overflowing ("报gpu内存
+#: 溢出", GPT2-Chinese#96; "显卡内存不足"). The text reader takes them as the card's OOM too.
+ZH_CARD_OVERFLOW = r"超出?显存|(?:gpu|显卡)\s*(?:的)?\s*内存\s*(?:不足|不够|溢出|爆)"
 #: The Chinese ways to say the card ran out, with the common typo 现存 for 显存.
 _ZH_RAN_OUT = (
-    r"(?:oom|out\s*of\s*memory|爆显存|爆现存|(?:显存|现存)(?:不足|不够|溢出|爆|炸|超)|显存溢出|超出?显存|"
-    # the card's memory said as its 内存: "报gpu内存溢出" (GPT2-Chinese#96)
-    r"(?:gpu|显卡)\s*(?:的)?\s*内存\s*(?:不足|不够|溢出|爆))"
+    r"(?:oom|out\s*of\s*memory|爆显存|爆现存|(?:显存|现存)(?:不足|不够|溢出|爆|炸|超)|显存溢出|"
+    + ZH_CARD_OVERFLOW
+    + r")"
 )
 
 #: The rest of the sentence says it failed: what a step named without "during" or "while" needs to be the failing one.
@@ -267,10 +270,10 @@ _PHASES = (
         r"(?:训练|微调|精调|(?<![a-z])(?:sft|dpo|ppo|grpo|rlhf)(?![a-z]))" + _ZH_GAP % 20 + _ZH_RAN_OUT + r"|"
         # "训练报错" closing a line whose pasted message was dropped; "训着训着"
         r"(?:训练|微调|精调)(?:时|的时候)?\s*(?:一直|总是)?\s*(?:报错|出错)了?\s*[:：]?\s*$|训着训着|(?:ppo|dpo|grpo|rlhf|奖励模型)\s*(?:阶段|训练)|"
-        # "训到400+samples就OOM了", "7B的FT，仍然CUDA oom"
         # the steps it trained before the failure: "训练几百步后就报", "20~50步训练后出现OOM" (GPT2-Chinese#96, slime#1951)
         r"训练\s*了?\s*(?:\d{1,7}|几|数|上|好几)[十百千万]*\s*(?:个)?\s*(?:steps?|步|iters?|个?epochs?)\s*(?:之?后|以后)|"
         r"(?<![\d.])\d{1,7}\s*(?:[~～\-到]\s*\d{1,7}\s*)?(?:个)?\s*(?:steps?|步)\s*训练\s*(?:之?后|以后)|"
+        # "训到400+samples就OOM了", "7B的FT，仍然CUDA oom"
         r"训到"
         + _ZH_GAP % 20
         + _ZH_RAN_OUT

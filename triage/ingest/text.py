@@ -31,7 +31,13 @@ from triage.ingest.fixes import (
 from triage.ingest.found import Found, excerpt
 from triage.ingest.lines import iter_text_lines
 from triage.ingest.model_names import MOE_SIZES, MOE_WORDS, model_in_line, worked_size
-from triage.ingest.phase_words import ASKS_IF_SUPPORTED, fails_while_loading, loads_for_inference, phases_in_order
+from triage.ingest.phase_words import (
+    ASKS_IF_SUPPORTED,
+    ZH_CARD_OVERFLOW,
+    fails_while_loading,
+    loads_for_inference,
+    phases_in_order,
+)
 
 _I = re.IGNORECASE | re.ASCII  # ASCII word boundaries: "用的QLoRA" has one before Q
 #: Chinese verbs that set a value to a new one: "batch_size调到1", "cutoff_len从4096降到2048".
@@ -1112,7 +1118,7 @@ _PATTERN_TABLE: tuple[tuple[str, Extract], ...] = (
     ),
     # the card's memory ran out, said in words: "爆显存", "显存不足", "ran out of VRAM"
     (
-        r"(?:爆显存|显存\s*(?:不足|不够|溢出|爆了|炸了|爆掉|oom|超了|用完)|超出?显存|(?:gpu|显卡)\s*(?:的)?\s*内存\s*(?:不足|不够|溢出|爆))"
+        r"(?:爆显存|显存\s*(?:不足|不够|溢出|爆了|炸了|爆掉|oom|超了|用完)|" + ZH_CARD_OVERFLOW + r")"
         r"(?![^，。,；;\n]{0,6}[吗么？?])|"
         r"\b(?:ran|runs?|running)\s+out\s+of\s+(?:vram|gpu\s+(?:memory|ram))\b|\b(?:gpu|vram)\s+(?:oom|out\s+of\s+memory)\b|"
         # CUDA's own words in prose: "I still got CUDA Out of memory", "Running CUDA OOM with PPO", "cuda out of memory 大神"
@@ -1992,10 +1998,7 @@ _ONE_CARD_WORKED = re.compile(
 #: A count of one said in words ("单卡", "single GPU"), which a later count of several cards replaces.
 _ONE_CARD_WORDS = re.compile(r"单|一张|一块|\bsingle\b|\bone\b|\b1\s*(?:x|\*|gpu|card)", _I)
 #: The card's memory ran out, said in words: "显存不够", "爆显存", "GPU memory is not enough".
-_GPU_RAN_OUT = re.compile(
-    r"显存(?:不够|不足|溢出|爆|oom)|爆显存|显存\s*(?:out of memory|oom)|超出?显存|(?:gpu|显卡)\s*(?:的)?\s*内存\s*(?:不足|不够|溢出|爆)",
-    _I,
-)
+_GPU_RAN_OUT = re.compile(r"显存(?:不够|不足|溢出|爆|oom)|爆显存|显存\s*(?:out of memory|oom)|" + ZH_CARD_OVERFLOW, _I)
 #: The card's memory spoken of, not as what is left over ("显存够，但是内存不足": then the 内存 that ran out is the host's).
 _CARD_MEMORY_SAID = re.compile(
     r"显存(?!\s*(?:是|也|都|倒是?|还)?\s*(?:够|足够|充足|充裕|没满|有余|还有|还剩|没问题|没有?爆|没有?满|空闲|绰绰))"
@@ -2554,7 +2557,7 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                     pairs = [(name, value) for name, value in pairs if name not in _SETTINGS and name != "distributed"]
                 if one_worked is not None:
                     pairs = [(name, value) for name, value in pairs if (name, value) != ("gpu_count", 1)]
-                if to_card is not line and switched is not None and m.start() < switched.end():
+                if switched is not None and to_card is not line and m.start() < switched.end():
                     # "switched from 2 A100s to a single RTX 4090": the cards switched from are not the run's
                     pairs = [(name, value) for name, value in pairs if name not in _CARD_FACTS]
                 if only and pairs:
@@ -2691,8 +2694,8 @@ def read_lines(lines: Iterable[tuple[int, str]]) -> list[Found]:
                 put([(name, failing)], number, f"{good} worked, {failing} fails")
     if worked_before is not None and "last_change" not in out:
         put([("last_change", "worked_before")], *worked_before, "it worked before; what changed since is not said")
-    # not when the text says several cards ("multi-gpu training on an A100 node", "多卡训练，用的是一张A100的机器"): the
-    # article names the kind of card, not how many
+    # not when the text says several cards ("multi-gpu training on an A100 node"): the article names the kind of card,
+    # not how many
     if "gpu_count" not in out and len(cards_named) == 1 and not several_cards and not multi_card:
         put([("gpu_count", 1)], *cards_named[0], "one card named (an article or 'my' before it)")
     _per_card(out)
